@@ -1,0 +1,114 @@
+// The resolved configuration of one run. Every field has a TOML key of the same dotted name
+// (`train.lr`, `cluster.speeds`, ...), settable from a file or with `--set KEY=VALUE`.
+// Resolution order, later wins: built-in defaults < the scenario's cluster < the scenario's
+// frozen per-protocol training defaults < the config file < `--set`.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
+namespace hetps::config {
+
+// A protocol parameter: numbers (integers and booleans included) or a choice among words.
+using ParamValue = std::variant<double, std::string>;
+using ProtocolParams = std::map<std::string, ParamValue>;
+
+struct DataConfig {
+  std::string name = "fashion-mnist";  // fashion-mnist | mnist | synthetic
+  std::string dir = "data";            // where <name>/ holds the IDX files
+  std::string partition = "iid";       // iid | noniid
+  int classes_per_worker = 2;          // noniid only
+  int batch_size = 32;                 // per worker
+  int64_t synthetic_train = 8192;      // synthetic only: sizes of the generated sets
+  int64_t synthetic_test = 2048;
+};
+
+struct ModelConfig {
+  std::string name = "mlp";
+};
+
+struct TrainConfig {
+  double lr = 0.05;
+  double momentum = 0.9;
+  bool nesterov = false;
+  double weight_decay = 0.0;
+  std::string lr_schedule = "constant";  // constant | step | cosine
+  int64_t lr_warmup_samples = 0;         // linear warm-up from 0, in samples processed
+  int64_t lr_step_samples = 0;           // step: multiply by lr_step_gamma every this many samples
+  double lr_step_gamma = 0.1;
+  double max_time = std::numeric_limits<double>::infinity();  // seconds; virtual on sim
+  int64_t max_samples = 300000;          // budget: samples processed across all workers
+  double target_accuracy = 0.85;         // fraction in (0, 1]
+  double eval_interval = 2.0;            // seconds between evaluations; virtual on sim
+  bool stop_at_target = false;           // end the run once the target is reached
+};
+
+// One explicit straggler episode: `worker` runs `slowdown` times slower in [start, start+duration).
+struct StragglerEpisode {
+  int worker = 0;
+  double start = 0;
+  double duration = 0;
+  double slowdown = 1;
+};
+
+// Random straggler episodes: each worker independently starts episodes as a Poisson process.
+struct RandomStragglers {
+  double rate_per_min = 0;     // expected episodes per worker per minute; 0 = none
+  double mean_duration = 5;    // seconds, exponentially distributed
+  double slowdown_min = 2;     // slowdown drawn uniformly from [min, max]
+  double slowdown_max = 4;
+};
+
+struct ClusterConfig {
+  std::string scenario = "hetero-compute";
+  int workers = 8;
+  int servers = 1;
+  std::vector<double> speeds = {1.0};           // relative compute speed, cycled over workers
+  double worker_gflops = 2.8;                   // a speed-1 worker's compute rate
+  double compute_noise = 0.05;                  // std-dev of the lognormal step-time noise
+  std::vector<double> link_gbps = {10.0};       // per-worker up/down link, cycled over workers
+  std::vector<double> link_latency_ms = {0.05};
+  double server_gbps = 10.0;                    // each server shard's up/down link
+  double server_latency_ms = 0.05;
+  double apply_gbps = 80.0;                     // server apply rate (bytes of update per second)
+  double compress_gbps = 16.0;                  // top-k compression rate (ASHL's T_compress)
+  std::vector<StragglerEpisode> stragglers;
+  RandomStragglers random_stragglers;
+  std::string trace;                            // CSV of per-worker relative speed over time
+};
+
+struct ProtocolConfig {
+  std::string name = "bsp";
+  ProtocolParams params;  // `protocol.<parameter>`; validated against the protocol's ParamSpecs
+};
+
+struct RunConfig {
+  std::string name;  // run_name in the summary; defaults to the protocol's name
+};
+
+struct Config {
+  uint64_t seed = 1;
+  std::string engine = "sim";  // sim | threads | mpi
+  ModelConfig model;
+  DataConfig data;
+  TrainConfig train;
+  ClusterConfig cluster;
+  ProtocolConfig protocol;
+  RunConfig run;
+
+  // The relative speed of worker `w`: `cluster.speeds` cycled over the workers.
+  double worker_speed(int w) const { return cycled(cluster.speeds, w); }
+  double worker_link_gbps(int w) const { return cycled(cluster.link_gbps, w); }
+  double worker_link_latency_ms(int w) const { return cycled(cluster.link_latency_ms, w); }
+
+ private:
+  static double cycled(const std::vector<double>& values, int w) {
+    return values.empty() ? 1.0 : values[static_cast<size_t>(w) % values.size()];
+  }
+};
+
+}  // namespace hetps::config

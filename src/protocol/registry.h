@@ -1,0 +1,51 @@
+// The protocols hetps knows, their parameters (`protocol.<name>` keys) and how to make one.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "protocol/protocol.h"
+
+namespace hetps::protocol {
+
+struct ParamSpec {
+  std::string name;
+  config::ParamValue default_value;
+  std::string help;
+  // Numbers: the allowed closed range and whether only integers are allowed.
+  double min = 0;
+  double max = 0;
+  bool integer = false;
+  // Words: the allowed choices (non-empty means the parameter is a word).
+  std::vector<std::string> choices;
+};
+
+struct ProtocolInfo {
+  std::string name;
+  std::string summary;
+  std::vector<ParamSpec> params;
+  // `params` holds a value for every ParamSpec (defaults filled in, validated).
+  std::function<std::unique_ptr<Protocol>(const config::ProtocolParams& params)> make;
+
+  const ParamSpec* find_param(const std::string& param) const;
+};
+
+const std::vector<ProtocolInfo>& all_protocols();
+// nullptr when there is no such protocol.
+const ProtocolInfo* find_protocol(const std::string& name);
+// The names of all protocols, comma separated, for error messages.
+std::string protocol_names();
+
+// Why `value` is not allowed for `spec` ("expected an integer in [0, 1000], got 2.5"), or
+// nullopt when it is.
+std::optional<std::string> check_param(const ParamSpec& spec, const config::ParamValue& value);
+
+// `given` with every missing parameter set to its default. Throws std::invalid_argument naming
+// `protocol.<key>` for an unknown key or a bad value.
+config::ProtocolParams complete_params(const ProtocolInfo& info, const config::ProtocolParams& given);
+
+}  // namespace hetps::protocol
