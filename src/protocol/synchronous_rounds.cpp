@@ -1,0 +1,71 @@
+#include "protocol/synchronous_rounds.h"
+
+namespace hetps::protocol {
+
+SynchronousRounds::SynchronousRounds(std::string name, WorkerPlan plan)
+    : name_(std::move(name)), plan_(plan) {}
+
+void SynchronousRounds::start(const RunShape& shape, Actions&) {
+  live_.clear();
+  for (int w = 0; w < shape.workers; ++w) live_.insert(w);
+}
+
+void SynchronousRounds::on_pull_request(int worker, Actions& actions) {
+  if (!live_.contains(worker)) return;
+  if (contributions_.contains(worker)) {
+    held_pulls_.insert(worker);
+    return;
+  }
+  actions.reply_pull(worker, plan_);
+}
+
+void SynchronousRounds::on_update(const UpdateInfo& update, Actions& actions) {
+  if (!live_.contains(update.worker) || contributions_.contains(update.worker)) {
+    actions.discard(update.id);
+    return;
+  }
+  contributions_[update.worker] = update.id;
+  close_round_if_complete(actions);
+}
+
+void SynchronousRounds::on_worker_failed(int worker, Actions& actions) {
+  if (!live_.erase(worker)) return;
+  held_pulls_.erase(worker);
+  if (auto it = contributions_.find(worker); it != contributions_.end()) {
+    actions.discard(it->second);
+    contributions_.erase(it);
+  }
+  close_round_if_complete(actions);
+}
+
+void SynchronousRounds::close_round_if_complete(Actions& actions) {
+  if (contributions_.empty() || contributions_.size() < live_.size()) return;
+  ApplyOrder order{plan_.kind, {}, {}};
+  const double weight = 1.0 / static_cast<double>(contributions_.size());
+  for (const auto& [worker, id] : contributions_) {  // worker order: deterministic sums
+    order.update_ids.push_back(id);
+    order.weights.push_back(weight);
+  }
+  contributions_.clear();
+  actions.apply(order);
+  ++rounds_;
+  std::set<int> released;
+  released.swap(held_pulls_);
+  for (int worker : released) actions.reply_pull(worker, plan_);
+}
+
+nlohmann::json SynchronousRounds::save_state() const {
+  return {{"live", live_},
+          {"contributions", contributions_},
+          {"held_pulls", held_pulls_},
+          {"rounds", rounds_}};
+}
+
+void SynchronousRounds::restore_state(const nlohmann::json& state) {
+  live_ = state.at("live").get<std::set<int>>();
+  contributions_ = state.at("contributions").get<std::map<int, int>>();
+  held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  rounds_ = state.at("rounds").get<int64_t>();
+}
+
+}  // namespace hetps::protocol

@@ -1,0 +1,80 @@
+#include "server/server_shard.h"
+
+#include <stdexcept>
+
+namespace hetps::server {
+
+ServerShard::ServerShard(params::KeyRange range, std::span<float> global_params, SgdOptions sgd)
+    : range_(range), sgd_(sgd), momentum_(range.size(), 0.0f) {
+  if (range.end > global_params.size() || range.begin > range.end) {
+    throw std::invalid_argument("ServerShard: key range outside the model");
+  }
+  params_ = global_params.data() + range.begin;
+}
+
+namespace {
+
+void check_same_size(std::span<const float* const> updates, std::span<const double> weights) {
+  if (updates.size() != weights.size() || updates.empty()) {
+    throw std::invalid_argument("ServerShard: need one weight per update, and at least one update");
+  }
+}
+
+// Calls `body(i, u)` for every key i of the range with u = Σ weights[k]·updates[k][i]. One
+// update of weight 1 (every asynchronous apply) is read straight from its buffer: that loop
+// is the hot path and must stay a plain pass over contiguous memory.
+template <typename Body>
+void for_each_combined(std::span<const float* const> updates, std::span<const double> weights,
+                       const params::KeyRange& range, Body body) {
+  check_same_size(updates, weights);
+  if (updates.size() == 1 && weights[0] == 1.0) {
+    const float* u = updates[0] + range.begin;
+    for (size_t i = 0; i < range.size(); ++i) body(i, u[i]);
+    return;
+  }
+  for (size_t i = 0; i < range.size(); ++i) {
+    float sum = 0;
+    for (size_t k = 0; k < updates.size(); ++k) {
+      sum += static_cast<float>(weights[k]) * updates[k][range.begin + i];
+    }
+    body(i, sum);
+  }
+}
+
+}  // namespace
+
+void ServerShard::apply_gradients(std::span<const float* const> gradients,
+                                  std::span<const double> weights, double lr, double momentum) {
+  const auto m = static_cast<float>(momentum);
+  const auto step = static_cast<float>(lr);
+  const auto decay = static_cast<float>(sgd_.weight_decay);
+  float* w = params_;
+  float* b = momentum_.data();
+  const bool nesterov = sgd_.nesterov;
+  if (m == 0.0f) {
+    for_each_combined(gradients, weights, range_, [&](size_t i, float g) {
+      w[i] -= step * (g + decay * w[i]);
+    });
+    return;
+  }
+  for_each_combined(gradients, weights, range_, [&](size_t i, float g) {
+    float d = g + decay * w[i];
+    b[i] = m * b[i] + d;
+    w[i] -= step * (nesterov ? d + m * b[i] : b[i]);
+  });
+}
+
+void ServerShard::merge_deltas(std::span<const float* const> deltas,
+                               std::span<const double> weights) {
+  float* w = params_;
+  for_each_combined(deltas, weights, range_, [&](size_t i, float u) { w[i] += u; });
+}
+
+void ServerShard::restore_momentum(std::vector<float> buffer) {
+  if (buffer.size() != range_.size()) {
+    throw std::invalid_argument("ServerShard: momentum buffer of the wrong size");
+  }
+  momentum_ = std::move(buffer);
+}
+
+}  // namespace hetps::server

@@ -1,0 +1,48 @@
+// One parameter-server shard: it owns a key range of the global model and the server
+// optimizer's state for that range, and applies updates to it.
+//
+//   ServerShard shard({0, n}, global_params, sgd);
+//   shard.apply_gradients({grad_a, grad_b}, {0.5, 0.5}, /*lr=*/0.05, /*momentum=*/0.9);
+//   shard.merge_deltas({delta}, {1.0});
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "params/layout.h"
+
+namespace hetps::server {
+
+struct SgdOptions {
+  bool nesterov = false;
+  double weight_decay = 0;
+};
+
+class ServerShard {
+ public:
+  // `global_params` is the whole flat model; the shard touches only `range` of it.
+  ServerShard(params::KeyRange range, std::span<float> global_params, SgdOptions sgd);
+
+  const params::KeyRange& range() const { return range_; }
+
+  // One optimizer step on g = Σ weights[k]·gradients[k] (each a whole flat gradient), with
+  // torch.optim.SGD's semantics: d = g + wd·w; b = m·b + d; w −= lr·(nesterov ? d + m·b : b).
+  void apply_gradients(std::span<const float* const> gradients, std::span<const double> weights,
+                       double lr, double momentum);
+
+  // W += Σ weights[k]·deltas[k]; no server momentum (spec/baselines.md, apply rules).
+  void merge_deltas(std::span<const float* const> deltas, std::span<const double> weights);
+
+  // The optimizer state, for checkpoints.
+  const std::vector<float>& momentum_buffer() const { return momentum_; }
+  void restore_momentum(std::vector<float> buffer);
+
+ private:
+  params::KeyRange range_;
+  float* params_;  // start of this shard's range within the global model
+  SgdOptions sgd_;
+  std::vector<float> momentum_;
+};
+
+}  // namespace hetps::server

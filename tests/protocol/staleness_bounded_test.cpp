@@ -1,0 +1,170 @@
+#include <random>
+
+#include <gtest/gtest.h>
+
+#include "protocol/registry.h"
+#include "protocol/staleness_bounded.h"
+#include "support/recording_actions.h"
+
+namespace hetps::protocol {
+namespace {
+
+using testing::RecordingActions;
+
+UpdateInfo update_from(int worker, int id) {
+  UpdateInfo update;
+  update.worker = worker;
+  update.id = id;
+  return update;
+}
+
+// Drives a protocol like an engine with random worker speeds: at each event one computing
+// worker (chosen at random, fast workers more often) pushes and asks for its next pull.
+// `check` runs after every event. Returns the number of pulls that had to wait.
+template <typename Check>
+int drive_randomly(StalenessBounded& protocol, int workers, int events, uint64_t seed,
+                   Check check, int fail_worker_at = -1) {
+  RecordingActions actions;
+  protocol.start(RunShape{workers, 0, 1}, actions);
+  std::vector<bool> computing(workers, false);
+  for (int w = 0; w < workers; ++w) protocol.on_pull_request(w, actions);
+  for (int w : actions.take_replied_workers()) computing[w] = true;
+  std::mt19937_64 rng(seed);
+  int held = 0;
+  int next_id = 0;
+  for (int event = 0; event < events; ++event) {
+    if (event == fail_worker_at) {
+      computing[workers - 1] = false;
+      protocol.on_worker_failed(workers - 1, actions);
+      for (int w : actions.take_replied_workers()) computing[w] = true;
+    }
+    std::vector<int> candidates;
+    for (int w = 0; w < workers; ++w) {
+      // Worker w is w+1 times slower than worker 0: it gets 1/(w+1) of the chances.
+      if (computing[w] && rng() % static_cast<uint64_t>(w + 1) == 0) candidates.push_back(w);
+    }
+    if (candidates.empty()) continue;
+    int worker = candidates[rng() % candidates.size()];
+    computing[worker] = false;
+    protocol.on_update(update_from(worker, next_id++), actions);
+    protocol.on_pull_request(worker, actions);
+    auto replied = actions.take_replied_workers();
+    bool answered_self = false;
+    for (int w : replied) {
+      computing[w] = true;
+      answered_self |= (w == worker);
+    }
+    if (!answered_self) ++held;
+    check(protocol);
+    bool anyone_computing = false;
+    for (bool c : computing) anyone_computing |= c;
+    EXPECT_TRUE(anyone_computing) << "deadlock at event " << event;
+    if (!anyone_computing) break;
+  }
+  return held;
+}
+
+TEST(SspTest, StartedExceedsPushedByAtMostSPlusOne) {
+  for (int64_t s : {0, 1, 3, 8}) {
+    StalenessBounded ssp("ssp", s);
+    const int workers = 5;
+    int64_t widest_gap = 0;
+    int held = drive_randomly(ssp, workers, 4000, 42 + s, [&](const StalenessBounded& p) {
+      for (int i = 0; i < workers; ++i) {
+        for (int j = 0; j < workers; ++j) {
+          int64_t gap = p.started(i) - p.pushed(j);
+          widest_gap = std::max(widest_gap, gap);
+          ASSERT_LE(gap, s + 1) << "s=" << s << " worker " << i << " vs " << j;
+        }
+      }
+    });
+    EXPECT_EQ(widest_gap, s + 1) << "the bound should be reached with workers this uneven";
+    EXPECT_GT(held, 0) << "with workers this uneven, some pulls must wait";
+  }
+}
+
+TEST(SspTest, DeadWorkerNoLongerHoldsTheOthers) {
+  StalenessBounded ssp("ssp", 2);
+  const int workers = 4;
+  int64_t pushes_after_failure = 0;
+  drive_randomly(
+      ssp, workers, 3000, 7,
+      [&](const StalenessBounded& p) {
+        for (int i = 0; i < workers - 1; ++i) {
+          for (int j = 0; j < workers - 1; ++j) ASSERT_LE(p.started(i) - p.pushed(j), 3);
+        }
+        pushes_after_failure = p.pushed(0);
+      },
+      /*fail_worker_at=*/100);
+  // Worker 0 keeps going long after the last worker died with only ~25 pushes.
+  EXPECT_GT(pushes_after_failure, 500);
+}
+
+TEST(AspTest, NeverWaits) {
+  const ProtocolInfo* info = find_protocol("asp");
+  ASSERT_NE(info, nullptr);
+  auto asp = info->make(complete_params(*info, {}));
+  auto* bounded = dynamic_cast<StalenessBounded*>(asp.get());
+  ASSERT_NE(bounded, nullptr);
+  int held = drive_randomly(*bounded, 6, 3000, 3, [](const StalenessBounded&) {});
+  EXPECT_EQ(held, 0);
+}
+
+TEST(AspTest, AppliesEachGradientAloneOnArrival) {
+  StalenessBounded asp("asp", kUnbounded);
+  RecordingActions actions;
+  asp.start(RunShape{2, 0, 1}, actions);
+  asp.on_pull_request(0, actions);
+  asp.on_update(update_from(0, 4), actions);
+  ASSERT_EQ(actions.applied.size(), 1u);
+  EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{4}));
+  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{1.0}));
+  EXPECT_EQ(actions.applied[0].kind, UpdateKind::Gradient);
+}
+
+TEST(SspTest, StateRoundTrips) {
+  StalenessBounded ssp("ssp", 1);
+  RecordingActions actions;
+  ssp.start(RunShape{2, 0, 1}, actions);
+  for (int i = 0; i < 3; ++i) {
+    ssp.on_pull_request(0, actions);
+    ssp.on_update(update_from(0, i), actions);
+  }
+  ssp.on_pull_request(0, actions);  // held: worker 1 has pushed nothing
+  StalenessBounded copy("ssp", 1);
+  copy.restore_state(ssp.save_state());
+  RecordingActions after;
+  copy.on_pull_request(1, after);
+  copy.on_update(update_from(1, 9), after);
+  EXPECT_EQ(after.take_replied_workers(), (std::vector<int>{1, 0}));
+}
+
+TEST(ProtocolRegistryTest, RejectsUnknownAndOutOfRangeParameters) {
+  const ProtocolInfo* ssp = find_protocol("ssp");
+  ASSERT_NE(ssp, nullptr);
+  try {
+    complete_params(*ssp, {{"stalenes", 2.0}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(),
+                 "protocol.stalenes: protocol 'ssp' has no parameter 'stalenes' (its parameters: "
+                 "staleness)");
+  }
+  try {
+    complete_params(*ssp, {{"staleness", -1.0}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "protocol.staleness: expected an integer in [0, 1000000], got -1");
+  }
+  try {
+    complete_params(*ssp, {{"staleness", 2.5}});
+    FAIL();
+  } catch (const std::invalid_argument& e) {
+    EXPECT_STREQ(e.what(), "protocol.staleness: expected an integer, got 2.5");
+  }
+  EXPECT_EQ(find_protocol("nope"), nullptr);
+  EXPECT_EQ(protocol_names(), "bsp, asp, ssp, local_sgd");
+}
+
+}  // namespace
+}  // namespace hetps::protocol

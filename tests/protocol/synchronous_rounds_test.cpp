@@ -1,0 +1,147 @@
+#include <gtest/gtest.h>
+
+#include "protocol/registry.h"
+#include "support/recording_actions.h"
+
+namespace hetps::protocol {
+namespace {
+
+using testing::RecordingActions;
+
+std::unique_ptr<Protocol> make(const std::string& name, config::ProtocolParams params = {}) {
+  const ProtocolInfo* info = find_protocol(name);
+  EXPECT_NE(info, nullptr);
+  return info->make(complete_params(*info, params));
+}
+
+UpdateInfo update_from(int worker, int id, int64_t base_version = 0) {
+  UpdateInfo update;
+  update.worker = worker;
+  update.id = id;
+  update.base_version = base_version;
+  return update;
+}
+
+// Starts `protocol` with `workers` workers, each asking for its first pull.
+void start(Protocol& protocol, RecordingActions& actions, int workers) {
+  protocol.start(RunShape{workers, 1000, 1}, actions);
+  for (int w = 0; w < workers; ++w) protocol.on_pull_request(w, actions);
+}
+
+// An update arrives; the worker then asks for its next pull, as every engine does.
+void push(Protocol& protocol, RecordingActions& actions, const UpdateInfo& update) {
+  protocol.on_update(update, actions);
+  protocol.on_pull_request(update.worker, actions);
+}
+
+TEST(BspTest, AnswersFirstPullsAtOnceWithVersionZero) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 3);
+  EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 1, 2}));
+  for (const auto& reply : actions.replies) EXPECT_EQ(reply.version, 0);
+}
+
+TEST(BspTest, NeverAppliesAPartialRound) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 3);
+  actions.take_replied_workers();
+  push(*bsp, actions, update_from(2, 10));
+  push(*bsp, actions, update_from(0, 11));
+  EXPECT_TRUE(actions.applied.empty());
+  EXPECT_TRUE(actions.take_replied_workers().empty()) << "pulls must wait for the round";
+
+  push(*bsp, actions, update_from(1, 12));
+  ASSERT_EQ(actions.applied.size(), 1u);
+  const ApplyOrder& order = actions.applied[0];
+  EXPECT_EQ(order.kind, UpdateKind::Gradient);
+  EXPECT_EQ(order.update_ids, (std::vector<int>{11, 12, 10}));  // in worker order
+  for (double weight : order.weights) EXPECT_DOUBLE_EQ(weight, 1.0 / 3.0);
+  EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 2, 1}));
+  for (size_t i = 3; i < actions.replies.size(); ++i) EXPECT_EQ(actions.replies[i].version, 1);
+}
+
+TEST(BspTest, NeverWaitsForADeadWorker) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 3);
+  actions.take_replied_workers();
+  push(*bsp, actions, update_from(0, 1));
+  push(*bsp, actions, update_from(1, 2));
+  bsp->on_worker_failed(2, actions);
+  ASSERT_EQ(actions.applied.size(), 1u);
+  EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{1, 2}));
+  EXPECT_DOUBLE_EQ(actions.applied[0].weights[0], 0.5);
+  EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 1}));
+
+  // The next round needs only the two live workers.
+  push(*bsp, actions, update_from(1, 3, 1));
+  EXPECT_EQ(actions.applied.size(), 1u);
+  push(*bsp, actions, update_from(0, 4, 1));
+  EXPECT_EQ(actions.applied.size(), 2u);
+}
+
+TEST(BspTest, DropsThePendingUpdateOfAWorkerThatDies) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 3);
+  push(*bsp, actions, update_from(2, 7));
+  bsp->on_worker_failed(2, actions);
+  EXPECT_EQ(actions.discarded, (std::vector<int>{7}));
+  EXPECT_TRUE(actions.applied.empty()) << "two live workers still owe their updates";
+  push(*bsp, actions, update_from(0, 8));
+  push(*bsp, actions, update_from(1, 9));
+  ASSERT_EQ(actions.applied.size(), 1u);
+  EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{8, 9}));
+}
+
+TEST(BspTest, DiscardsUpdatesFromDeadWorkersAndNeverAnswersThem) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 2);
+  actions.take_replied_workers();
+  bsp->on_worker_failed(1, actions);
+  push(*bsp, actions, update_from(1, 5));
+  EXPECT_EQ(actions.discarded, (std::vector<int>{5}));
+  EXPECT_TRUE(actions.take_replied_workers().empty());
+}
+
+TEST(BspTest, RestoredStateContinuesTheRound) {
+  auto bsp = make("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 2);
+  push(*bsp, actions, update_from(0, 1));
+  auto copy = make("bsp");
+  copy->restore_state(bsp->save_state());
+  RecordingActions after;
+  push(*copy, after, update_from(1, 2));
+  ASSERT_EQ(after.applied.size(), 1u);
+  EXPECT_EQ(after.applied[0].update_ids, (std::vector<int>{1, 2}));
+  EXPECT_EQ(after.take_replied_workers(), (std::vector<int>{0, 1}));
+}
+
+TEST(LocalSgdTest, PlansHLocalStepsAndAveragesDeltas) {
+  auto local = make("local_sgd", {{"local_steps", 5.0}});
+  RecordingActions actions;
+  start(*local, actions, 2);
+  ASSERT_EQ(actions.replies.size(), 2u);
+  EXPECT_EQ(actions.replies[0].plan.kind, UpdateKind::Delta);
+  EXPECT_EQ(actions.replies[0].plan.max_local_steps, 5);
+  push(*local, actions, update_from(0, 1));
+  EXPECT_TRUE(actions.applied.empty());
+  push(*local, actions, update_from(1, 2));
+  ASSERT_EQ(actions.applied.size(), 1u);
+  EXPECT_EQ(actions.applied[0].kind, UpdateKind::Delta);
+  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{0.5, 0.5}));
+}
+
+TEST(LocalSgdTest, DefaultsToEightLocalSteps) {
+  auto local = make("local_sgd");
+  RecordingActions actions;
+  start(*local, actions, 1);
+  EXPECT_EQ(actions.replies.at(0).plan.max_local_steps, 8);
+}
+
+}  // namespace
+}  // namespace hetps::protocol

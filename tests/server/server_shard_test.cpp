@@ -1,0 +1,84 @@
+#include <gtest/gtest.h>
+
+#include "server/lr_schedule.h"
+#include "server/server_shard.h"
+
+namespace hetps::server {
+namespace {
+
+TEST(ServerShardTest, PlainSgdStepOnTheMeanOfGradients) {
+  std::vector<float> w = {1, 2, 3, 4};
+  ServerShard shard({0, 4}, w, SgdOptions{});
+  std::vector<float> a = {1, 1, 1, 1}, b = {3, 3, 3, 3};
+  const float* grads[] = {a.data(), b.data()};
+  double weights[] = {0.5, 0.5};
+  shard.apply_gradients(grads, weights, 0.1, 0.0);
+  EXPECT_FLOAT_EQ(w[0], 0.8f);
+  EXPECT_FLOAT_EQ(w[3], 3.8f);
+}
+
+TEST(ServerShardTest, TouchesOnlyItsRange) {
+  std::vector<float> w = {1, 1, 1, 1};
+  ServerShard shard({1, 3}, w, SgdOptions{});
+  std::vector<float> g = {5, 5, 5, 5};
+  const float* grads[] = {g.data()};
+  double weights[] = {1.0};
+  shard.apply_gradients(grads, weights, 0.1, 0.0);
+  EXPECT_EQ(w, (std::vector<float>{1, 0.5f, 0.5f, 1}));
+}
+
+TEST(ServerShardTest, MomentumAndWeightDecayFollowTorchSgd) {
+  // torch.optim.SGD(lr=0.1, momentum=0.9, weight_decay=0.01) on w=1 with g=1 twice:
+  //  d1 = 1.01, b1 = 1.01, w1 = 1 - 0.101 = 0.899
+  //  d2 = 1 + 0.00899 = 1.00899, b2 = 0.909 + 1.00899 = 1.91799, w2 = 0.899 - 0.191799
+  std::vector<float> w = {1};
+  ServerShard shard({0, 1}, w, SgdOptions{false, 0.01});
+  std::vector<float> g = {1};
+  const float* grads[] = {g.data()};
+  double weights[] = {1.0};
+  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  EXPECT_NEAR(w[0], 0.899, 1e-6);
+  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  EXPECT_NEAR(w[0], 0.899 - 0.191799, 1e-6);
+}
+
+TEST(ServerShardTest, Nesterov) {
+  // d = 1, b = 1, w -= 0.1·(1 + 0.9·1)
+  std::vector<float> w = {0};
+  ServerShard shard({0, 1}, w, SgdOptions{true, 0});
+  std::vector<float> g = {1};
+  const float* grads[] = {g.data()};
+  double weights[] = {1.0};
+  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  EXPECT_NEAR(w[0], -0.19, 1e-6);
+}
+
+TEST(ServerShardTest, MergesWeightedDeltasWithoutMomentum) {
+  std::vector<float> w = {1, 1};
+  ServerShard shard({0, 2}, w, SgdOptions{});
+  std::vector<float> a = {2, 4}, b = {-2, 0};
+  const float* deltas[] = {a.data(), b.data()};
+  double weights[] = {0.25, 0.5};
+  shard.merge_deltas(deltas, weights);
+  EXPECT_EQ(w, (std::vector<float>{0.5f, 2.0f}));
+}
+
+TEST(LrScheduleTest, Shapes) {
+  LrSchedule constant({0.1, "constant"});
+  EXPECT_DOUBLE_EQ(constant.at(123456), 0.1);
+  LrSchedule step({0.1, "step", 0, 100, 0.5});
+  EXPECT_DOUBLE_EQ(step.at(99), 0.1);
+  EXPECT_DOUBLE_EQ(step.at(250), 0.025);
+  LrSchedule cosine({0.1, "cosine", 0, 0, 0.1, 1000});
+  EXPECT_DOUBLE_EQ(cosine.at(0), 0.1);
+  EXPECT_NEAR(cosine.at(500), 0.05, 1e-12);
+  EXPECT_NEAR(cosine.at(1000), 0.0, 1e-12);
+  LrSchedule warm({0.1, "constant", 10});
+  EXPECT_NEAR(warm.at(0), 0.01, 1e-12);
+  EXPECT_NEAR(warm.at(4), 0.05, 1e-12);
+  EXPECT_DOUBLE_EQ(warm.at(10), 0.1);
+  EXPECT_THROW(LrSchedule({0.1, "linear"}), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hetps::server
