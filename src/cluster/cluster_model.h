@@ -1,34 +1,40 @@
 // The heterogeneity model: how fast each worker computes at each instant, and what each link
 // carries. Pure, seeded and deterministic: the same config and seed give the same cluster
-// (speeds, noise, straggler episodes) whatever protocol runs on it.
+// (speeds, noise, straggler episodes) whatever protocol runs on it, and whatever order its
+// questions come in.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
+#include "cluster/counter_random.h"
+#include "cluster/episode.h"
 #include "config/config.h"
 
 namespace hetps::cluster {
 
-// One straggler episode: `worker` runs `slowdown` times slower during [start, start+duration).
-struct Episode {
-  int worker = 0;
-  double start = 0;
-  double duration = 0;
-  double slowdown = 1;
-  double end() const { return start + duration; }
-};
+class WorkerTimeline;
 
 struct Link {
   double bytes_per_second = 0;
   double latency_seconds = 0;
 };
 
+// A worker's speed at time t is `cluster.speeds` (cycled over the workers) × its speed in
+// `cluster.trace` ÷ the slowdowns of its episodes active at t (`cluster.stragglers` and the
+// random ones of `cluster.random_stragglers`; overlapping slowdowns multiply). Every method is
+// const and safe to call from several threads. For example
+//   ClusterModel cluster(config.cluster, config.seed);
+//   double end = cluster.compute_end(w, now, work_seconds * cluster.step_noise(w, step));
 class ClusterModel {
  public:
   // Throws std::invalid_argument (naming the `cluster.` field) on an invalid configuration,
-  // and data-style errors naming the file for a bad `cluster.trace`.
+  // and data::DataError naming the file (and line) for a bad `cluster.trace`.
   ClusterModel(const config::ClusterConfig& cluster, uint64_t seed);
+  ~ClusterModel();
+  ClusterModel(ClusterModel&&) noexcept;
+  ClusterModel& operator=(ClusterModel&&) noexcept;
 
   int workers() const;
 
@@ -46,12 +52,19 @@ class ClusterModel {
   const Link& worker_link(int worker) const;
   const Link& server_link() const;
 
-  // Every episode (explicit and random) that starts before `horizon`, sorted by start.
+  // Every episode (explicit and random) that starts before `horizon`, sorted by start, then by
+  // worker. `horizon` must be finite when `cluster.random_stragglers.rate_per_min` > 0.
   std::vector<Episode> episodes_until(double horizon) const;
 
  private:
-  struct Impl;
-  // Declared, not defined here: see cluster_model.cpp.
+  // Throws std::out_of_range unless 0 <= worker < workers().
+  size_t index_of(int worker) const;
+
+  double noise_sigma_;
+  std::vector<CounterStream> noise_;  // one stream per worker
+  std::vector<Link> worker_links_;
+  Link server_link_;
+  std::vector<std::unique_ptr<WorkerTimeline>> timelines_;  // one per worker
 };
 
 }  // namespace hetps::cluster

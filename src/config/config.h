@@ -25,10 +25,14 @@ struct DataConfig {
   int batch_size = 32;                 // per worker
   int64_t synthetic_train = 8192;      // synthetic only: sizes of the generated sets
   int64_t synthetic_test = 2048;
+
+  bool operator==(const DataConfig&) const = default;
 };
 
 struct ModelConfig {
   std::string name = "mlp";
+
+  bool operator==(const ModelConfig&) const = default;
 };
 
 struct TrainConfig {
@@ -45,6 +49,8 @@ struct TrainConfig {
   double target_accuracy = 0.85;         // fraction in (0, 1]
   double eval_interval = 2.0;            // seconds between evaluations; virtual on sim
   bool stop_at_target = false;           // end the run once the target is reached
+
+  bool operator==(const TrainConfig&) const = default;
 };
 
 // One explicit straggler episode: `worker` runs `slowdown` times slower in [start, start+duration).
@@ -53,6 +59,8 @@ struct StragglerEpisode {
   double start = 0;
   double duration = 0;
   double slowdown = 1;
+
+  bool operator==(const StragglerEpisode&) const = default;
 };
 
 // Random straggler episodes: each worker independently starts episodes as a Poisson process.
@@ -61,6 +69,8 @@ struct RandomStragglers {
   double mean_duration = 5;    // seconds, exponentially distributed
   double slowdown_min = 2;     // slowdown drawn uniformly from [min, max]
   double slowdown_max = 4;
+
+  bool operator==(const RandomStragglers&) const = default;
 };
 
 struct ClusterConfig {
@@ -79,15 +89,21 @@ struct ClusterConfig {
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
   std::string trace;                            // CSV of per-worker relative speed over time
+
+  bool operator==(const ClusterConfig&) const = default;
 };
 
 struct ProtocolConfig {
   std::string name = "bsp";
   ProtocolParams params;  // `protocol.<parameter>`; validated against the protocol's ParamSpecs
+
+  bool operator==(const ProtocolConfig&) const = default;
 };
 
 struct RunConfig {
   std::string name;  // run_name in the summary; defaults to the protocol's name
+
+  bool operator==(const RunConfig&) const = default;
 };
 
 struct Config {
@@ -99,6 +115,8 @@ struct Config {
   ClusterConfig cluster;
   ProtocolConfig protocol;
   RunConfig run;
+
+  bool operator==(const Config&) const = default;
 
   // The relative speed of worker `w`: `cluster.speeds` cycled over the workers.
   double worker_speed(int w) const { return cycled(cluster.speeds, w); }

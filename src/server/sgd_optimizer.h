@@ -1,9 +1,9 @@
-// One parameter-server shard: it owns a key range of the global model and the server
-// optimizer's state for that range, and applies updates to it.
+// SGD over one key range of a flat parameter buffer: each server shard's optimizer (its range
+// of the global model), and a worker's local optimizer (the whole of its local model).
 //
-//   ServerShard shard({0, n}, global_params, sgd);
-//   shard.apply_gradients({grad_a, grad_b}, {0.5, 0.5}, /*lr=*/0.05, /*momentum=*/0.9);
-//   shard.merge_deltas({delta}, {1.0});
+//   SgdOptimizer optimizer({0, n}, params, sgd);
+//   optimizer.apply_gradients({grad_a, grad_b}, {0.5, 0.5}, /*lr=*/0.05, /*momentum=*/0.9);
+//   optimizer.merge_deltas({delta}, {1.0});
 #pragma once
 
 #include <cstdint>
@@ -19,10 +19,10 @@ struct SgdOptions {
   double weight_decay = 0;
 };
 
-class ServerShard {
+class SgdOptimizer {
  public:
-  // `global_params` is the whole flat model; the shard touches only `range` of it.
-  ServerShard(params::KeyRange range, std::span<float> global_params, SgdOptions sgd);
+  // `params` is the whole flat model; the optimizer touches only `range` of it.
+  SgdOptimizer(params::KeyRange range, std::span<float> params, SgdOptions sgd);
 
   const params::KeyRange& range() const { return range_; }
 
@@ -40,7 +40,7 @@ class ServerShard {
 
  private:
   params::KeyRange range_;
-  float* params_;  // start of this shard's range within the global model
+  float* params_;  // start of the range within the model
   SgdOptions sgd_;
   std::vector<float> momentum_;
 };

@@ -1,22 +1,22 @@
-#include "server/server_shard.h"
+#include "server/sgd_optimizer.h"
 
 #include <stdexcept>
 
 namespace hetps::server {
 
-ServerShard::ServerShard(params::KeyRange range, std::span<float> global_params, SgdOptions sgd)
+SgdOptimizer::SgdOptimizer(params::KeyRange range, std::span<float> params, SgdOptions sgd)
     : range_(range), sgd_(sgd), momentum_(range.size(), 0.0f) {
-  if (range.end > global_params.size() || range.begin > range.end) {
-    throw std::invalid_argument("ServerShard: key range outside the model");
+  if (range.end > params.size() || range.begin > range.end) {
+    throw std::invalid_argument("SgdOptimizer: key range outside the model");
   }
-  params_ = global_params.data() + range.begin;
+  params_ = params.data() + range.begin;
 }
 
 namespace {
 
 void check_same_size(std::span<const float* const> updates, std::span<const double> weights) {
   if (updates.size() != weights.size() || updates.empty()) {
-    throw std::invalid_argument("ServerShard: need one weight per update, and at least one update");
+    throw std::invalid_argument("SgdOptimizer: need one weight per update, and at least one update");
   }
 }
 
@@ -43,7 +43,7 @@ void for_each_combined(std::span<const float* const> updates, std::span<const do
 
 }  // namespace
 
-void ServerShard::apply_gradients(std::span<const float* const> gradients,
+void SgdOptimizer::apply_gradients(std::span<const float* const> gradients,
                                   std::span<const double> weights, double lr, double momentum) {
   const auto m = static_cast<float>(momentum);
   const auto step = static_cast<float>(lr);
@@ -64,15 +64,15 @@ void ServerShard::apply_gradients(std::span<const float* const> gradients,
   });
 }
 
-void ServerShard::merge_deltas(std::span<const float* const> deltas,
+void SgdOptimizer::merge_deltas(std::span<const float* const> deltas,
                                std::span<const double> weights) {
   float* w = params_;
   for_each_combined(deltas, weights, range_, [&](size_t i, float u) { w[i] += u; });
 }
 
-void ServerShard::restore_momentum(std::vector<float> buffer) {
+void SgdOptimizer::restore_momentum(std::vector<float> buffer) {
   if (buffer.size() != range_.size()) {
-    throw std::invalid_argument("ServerShard: momentum buffer of the wrong size");
+    throw std::invalid_argument("SgdOptimizer: momentum buffer of the wrong size");
   }
   momentum_ = std::move(buffer);
 }

@@ -1,0 +1,84 @@
+#include "cluster/validate.h"
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <fmt/format.h>
+
+namespace hetps::cluster {
+namespace {
+
+void require(bool allowed, const std::string& key, double value, std::string_view rule) {
+  if (!allowed) throw std::invalid_argument(fmt::format("{} = {}: {}", key, value, rule));
+}
+
+// The checks below are written so that NaN fails them too.
+void require_positive(const std::string& key, double value) {
+  require(value > 0 && std::isfinite(value), key, value, "must be a finite number > 0");
+}
+
+void require_non_negative(const std::string& key, double value) {
+  require(value >= 0 && std::isfinite(value), key, value, "must be a finite number >= 0");
+}
+
+void require_each(const std::string& key, const std::vector<double>& values,
+                  void (*check)(const std::string&, double)) {
+  if (values.empty()) {
+    throw std::invalid_argument(fmt::format("{} is empty: give at least one value", key));
+  }
+  for (size_t i = 0; i < values.size(); ++i) check(fmt::format("{}[{}]", key, i), values[i]);
+}
+
+void validate_episode(const config::StragglerEpisode& episode, size_t index, int workers) {
+  std::string key = fmt::format("cluster.stragglers[{}]", index);
+  if (episode.worker < 0 || episode.worker >= workers) {
+    throw std::invalid_argument(fmt::format("{}.worker = {}: must be in [0, {}) (cluster.workers)",
+                                            key, episode.worker, workers));
+  }
+  require_non_negative(key + ".start", episode.start);
+  require_positive(key + ".duration", episode.duration);
+  require(episode.slowdown >= 1 && std::isfinite(episode.slowdown), key + ".slowdown",
+          episode.slowdown, "must be a finite number >= 1");
+}
+
+void validate_random(const config::RandomStragglers& random) {
+  const std::string key = "cluster.random_stragglers";
+  require_non_negative(key + ".rate_per_min", random.rate_per_min);
+  require_positive(key + ".mean_duration", random.mean_duration);
+  require(random.slowdown_min >= 1 && std::isfinite(random.slowdown_min), key + ".slowdown_min",
+          random.slowdown_min, "must be a finite number >= 1");
+  require(random.slowdown_max >= random.slowdown_min && std::isfinite(random.slowdown_max),
+          key + ".slowdown_max", random.slowdown_max,
+          fmt::format("must be a finite number >= slowdown_min ({})", random.slowdown_min));
+}
+
+}  // namespace
+
+void validate(const config::ClusterConfig& cluster) {
+  if (cluster.workers < 1) {
+    throw std::invalid_argument(
+        fmt::format("cluster.workers = {}: must be at least 1", cluster.workers));
+  }
+  if (cluster.servers < 1) {
+    throw std::invalid_argument(
+        fmt::format("cluster.servers = {}: must be at least 1", cluster.servers));
+  }
+  require_each("cluster.speeds", cluster.speeds, require_positive);
+  require_positive("cluster.worker_gflops", cluster.worker_gflops);
+  require_non_negative("cluster.compute_noise", cluster.compute_noise);
+  require_each("cluster.link_gbps", cluster.link_gbps, require_positive);
+  require_each("cluster.link_latency_ms", cluster.link_latency_ms, require_non_negative);
+  require_positive("cluster.server_gbps", cluster.server_gbps);
+  require_non_negative("cluster.server_latency_ms", cluster.server_latency_ms);
+  require_positive("cluster.apply_gbps", cluster.apply_gbps);
+  require_positive("cluster.compress_gbps", cluster.compress_gbps);
+  for (size_t i = 0; i < cluster.stragglers.size(); ++i) {
+    validate_episode(cluster.stragglers[i], i, cluster.workers);
+  }
+  validate_random(cluster.random_stragglers);
+}
+
+}  // namespace hetps::cluster

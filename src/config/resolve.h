@@ -1,0 +1,24 @@
+// Turns what the user asked for into the complete, checked configuration of a run.
+// Later wins: built-in defaults < the scenario's cluster (`cluster.scenario`) < the scenario's
+// frozen training defaults for the protocol < the config file < `--set`.
+#pragma once
+
+#include "config/config.h"
+#include "config/settings.h"
+
+namespace hetps::config {
+
+struct ResolveOptions {
+  // For `compare`, whose shared settings serve several protocols: a `protocol.<parameter>`
+  // applies to the protocols that have it and is skipped by the others.
+  bool skip_foreign_params = false;
+};
+
+// Throws ConfigError naming the key, the value and what is allowed.
+Config resolve(const UserSettings& settings, const ResolveOptions& options = {});
+
+// The checks that involve several keys (a straggler's worker against `cluster.workers`, ...);
+// resolve() runs them. Throws ConfigError.
+void check_consistency(const Config& config);
+
+}  // namespace hetps::config

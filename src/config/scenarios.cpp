@@ -1,0 +1,100 @@
+#include "config/scenarios.h"
+
+#include <algorithm>
+
+namespace hetps::config {
+namespace {
+
+struct ProtocolDefaults {
+  std::string scenario;
+  std::string protocol;
+  TrainingDefaults settings;
+};
+
+// PLACEHOLDER values, to be replaced by the lead from a learning-rate sweep per scenario and
+// protocol. Gradient-averaging protocols (BSP, local SGD) take server momentum; asynchronous
+// ones (ASP, SSP) apply every worker's gradient on its own, so they run a smaller step without
+// momentum, which stale gradients would otherwise amplify.
+const std::vector<ProtocolDefaults>& protocol_defaults() {
+  static const TrainingDefaults kAveraging{
+      .lr = 0.05, .momentum = 0.9, .batch_size = 32, .max_samples = 300000, .target_accuracy = 0.85};
+  static const TrainingDefaults kAsynchronous{
+      .lr = 0.01, .momentum = 0.0, .batch_size = 32, .max_samples = 300000, .target_accuracy = 0.85};
+  static const std::vector<ProtocolDefaults> table = {
+      {"hetero-compute", "bsp", kAveraging},       {"hetero-compute", "local_sgd", kAveraging},
+      {"hetero-compute", "asp", kAsynchronous},    {"hetero-compute", "ssp", kAsynchronous},
+      {"hetero-network", "bsp", kAveraging},       {"hetero-network", "local_sgd", kAveraging},
+      {"hetero-network", "asp", kAsynchronous},    {"hetero-network", "ssp", kAsynchronous},
+  };
+  return table;
+}
+
+}  // namespace
+
+const std::vector<Scenario>& scenarios() {
+  // worker_gflops 2.8: a speed-1 worker's MLP step takes about ten times one push + pull on a
+  // 10 Gbps link, so communication matters without dominating.
+  static const std::vector<Scenario> all = {
+      {.name = "hetero-compute",
+       .description = "8 workers of mixed speed (4 at 1, 2 at 0.5, 2 at 0.25) on fast links",
+       .workers = 8,
+       .servers = 1,
+       .speeds = {1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25},
+       .link_gbps = {10},
+       .link_latency_ms = {0.05},
+       .worker_gflops = 2.8,
+       .compute_noise = 0.05},
+      {.name = "hetero-network",
+       .description = "8 equal workers, two of them on slow, distant links (0.5 Gbps, 2 ms)",
+       .workers = 8,
+       .servers = 1,
+       .speeds = {1},
+       .link_gbps = {10, 10, 10, 10, 10, 10, 0.5, 0.5},
+       .link_latency_ms = {0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 2.0, 2.0},
+       .worker_gflops = 2.8,
+       .compute_noise = 0.05},
+  };
+  return all;
+}
+
+const Scenario* find_scenario(std::string_view name) {
+  const auto& all = scenarios();
+  const auto it = std::find_if(all.begin(), all.end(),
+                               [&](const Scenario& scenario) { return scenario.name == name; });
+  return it == all.end() ? nullptr : &*it;
+}
+
+std::vector<std::string> scenario_names() {
+  std::vector<std::string> names;
+  for (const Scenario& scenario : scenarios()) names.push_back(scenario.name);
+  return names;
+}
+
+void apply_scenario(const Scenario& scenario, ClusterConfig& cluster) {
+  cluster.scenario = scenario.name;
+  cluster.workers = scenario.workers;
+  cluster.servers = scenario.servers;
+  cluster.speeds = scenario.speeds;
+  cluster.link_gbps = scenario.link_gbps;
+  cluster.link_latency_ms = scenario.link_latency_ms;
+  cluster.worker_gflops = scenario.worker_gflops;
+  cluster.compute_noise = scenario.compute_noise;
+}
+
+std::optional<TrainingDefaults> training_defaults(std::string_view scenario,
+                                                  std::string_view protocol) {
+  for (const ProtocolDefaults& entry : protocol_defaults()) {
+    if (entry.scenario == scenario && entry.protocol == protocol) return entry.settings;
+  }
+  return std::nullopt;
+}
+
+void apply_training_defaults(const TrainingDefaults& defaults, Config& config) {
+  config.train.lr = defaults.lr;
+  config.train.momentum = defaults.momentum;
+  config.data.batch_size = defaults.batch_size;
+  config.train.max_samples = defaults.max_samples;
+  config.train.target_accuracy = defaults.target_accuracy;
+}
+
+}  // namespace hetps::config

@@ -1,0 +1,141 @@
+#include "config/schema.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/error.h"
+#include "config/scenarios.h"
+#include "protocol/registry.h"
+
+namespace hetps::config {
+namespace {
+
+const Schema<StragglerEpisode>& straggler_schema() {
+  static const Schema<StragglerEpisode> schema({
+      field("worker", Range::at_least(0), &StragglerEpisode::worker),
+      field("start", Range::at_least(0), &StragglerEpisode::start),
+      field("duration", Range::above(0), &StragglerEpisode::duration),
+      field("slowdown", Range::at_least(1), &StragglerEpisode::slowdown),
+  });
+  return schema;
+}
+
+std::vector<std::string> protocol_names() {
+  std::vector<std::string> names;
+  for (const auto& info : protocol::all_protocols()) names.push_back(info.name);
+  return names;
+}
+
+}  // namespace
+
+// `cluster.stragglers`: a list of tables, each with every key of a straggler episode.
+void read_into(std::vector<StragglerEpisode>& out, const toml::node& node, Unconstrained,
+               const ValueSite& site) {
+  const auto& schema = straggler_schema();
+  const std::string allowed =
+      fmt::format("a list of tables {{{}}}", fmt::join(schema.keys_of(""), ", "));
+  const auto* array = node.as_array();
+  if (!array) site.reject(allowed, node);
+  std::vector<StragglerEpisode> episodes;
+  for (size_t i = 0; i < array->size(); ++i) {
+    const toml::node& element = *array->get(i);
+    const auto* table = element.as_table();
+    const std::string key = fmt::format("{}[{}]", site.key, i);
+    if (!table) site.reject(allowed, node);
+    for (const std::string& required : schema.keys_of("")) {
+      if (!table->contains(required)) {
+        ValueSite{site.source, key}.reject(fmt::format("a table that sets {}", required), element);
+      }
+    }
+    read_table(*table, schema, episodes.emplace_back(), TableSite{site.source, key, {}});
+  }
+  out = std::move(episodes);
+}
+
+toml::array toml_value(const std::vector<StragglerEpisode>& episodes) {
+  toml::array array;
+  for (const StragglerEpisode& episode : episodes) {
+    toml::table table;
+    for (const auto& field : straggler_schema().fields()) field.write(episode, table);
+    array.push_back(std::move(table));
+  }
+  return array;
+}
+
+void reject_unknown_key(const TableSite& site, const std::string& key, const std::string& table,
+                        const std::vector<std::string>& known, const toml::node& node) {
+  std::string table_name = site.prefix.empty() || table.empty() ? site.prefix + table
+                                                                : site.prefix + "." + table;
+  if (table_name.empty()) table_name = "the top level";
+  throw ConfigError(fmt::format("{}: unknown key {}; {} has: {}", site.source.where(node), key,
+                                table_name, fmt::join(known, ", ")));
+}
+
+// Grouped by table, top-level keys first: the resolved config.toml is written in this order.
+const Schema<Config>& config_schema() {
+  using C = Config;
+  using Train = TrainConfig;
+  using Data = DataConfig;
+  using Cluster = ClusterConfig;
+  using Random = RandomStragglers;
+  const Range positive = Range::above(0);
+  const Range non_negative = Range::at_least(0);
+  const Range at_least_one = Range::at_least(1);
+  const Choices any_string;
+  static const Schema<Config> schema({
+      field("seed", non_negative, &C::seed),
+      field("engine", Choices{{"sim", "threads", "mpi"}}, &C::engine),
+      // Models register from the libtorch side; the command line checks the name.
+      field("model.name", any_string, &C::model, &ModelConfig::name),
+      field("data.name", any_string, &C::data, &Data::name),
+      field("data.dir", any_string, &C::data, &Data::dir),
+      field("data.partition", Choices{{"iid", "noniid"}}, &C::data, &Data::partition),
+      field("data.classes_per_worker", at_least_one, &C::data, &Data::classes_per_worker),
+      field("data.batch_size", at_least_one, &C::data, &Data::batch_size),
+      field("data.synthetic_train", at_least_one, &C::data, &Data::synthetic_train),
+      field("data.synthetic_test", at_least_one, &C::data, &Data::synthetic_test),
+      field("train.lr", positive, &C::train, &Train::lr),
+      field("train.momentum", Range::half_open(0, 1), &C::train, &Train::momentum),
+      field("train.nesterov", Unconstrained{}, &C::train, &Train::nesterov),
+      field("train.weight_decay", non_negative, &C::train, &Train::weight_decay),
+      field("train.lr_schedule", Choices{{"constant", "step", "cosine"}}, &C::train,
+            &Train::lr_schedule),
+      field("train.lr_warmup_samples", non_negative, &C::train, &Train::lr_warmup_samples),
+      field("train.lr_step_samples", non_negative, &C::train, &Train::lr_step_samples),
+      field("train.lr_step_gamma", positive, &C::train, &Train::lr_step_gamma),
+      field("train.max_time", positive, &C::train, &Train::max_time),
+      field("train.max_samples", at_least_one, &C::train, &Train::max_samples),
+      field("train.target_accuracy", Range::left_open(0, 1), &C::train, &Train::target_accuracy),
+      field("train.eval_interval", positive, &C::train, &Train::eval_interval),
+      field("train.stop_at_target", Unconstrained{}, &C::train, &Train::stop_at_target),
+      field("cluster.scenario", Choices{scenario_names()}, &C::cluster, &Cluster::scenario),
+      field("cluster.workers", at_least_one, &C::cluster, &Cluster::workers),
+      field("cluster.servers", at_least_one, &C::cluster, &Cluster::servers),
+      field("cluster.speeds", positive, &C::cluster, &Cluster::speeds),
+      field("cluster.worker_gflops", positive, &C::cluster, &Cluster::worker_gflops),
+      field("cluster.compute_noise", non_negative, &C::cluster, &Cluster::compute_noise),
+      field("cluster.link_gbps", positive, &C::cluster, &Cluster::link_gbps),
+      field("cluster.link_latency_ms", non_negative, &C::cluster, &Cluster::link_latency_ms),
+      field("cluster.server_gbps", positive, &C::cluster, &Cluster::server_gbps),
+      field("cluster.server_latency_ms", non_negative, &C::cluster, &Cluster::server_latency_ms),
+      field("cluster.apply_gbps", positive, &C::cluster, &Cluster::apply_gbps),
+      field("cluster.compress_gbps", positive, &C::cluster, &Cluster::compress_gbps),
+      field("cluster.stragglers", Unconstrained{}, &C::cluster, &Cluster::stragglers),
+      field("cluster.random_stragglers.rate_per_min", non_negative, &C::cluster,
+            &Cluster::random_stragglers, &Random::rate_per_min),
+      field("cluster.random_stragglers.mean_duration", positive, &C::cluster,
+            &Cluster::random_stragglers, &Random::mean_duration),
+      field("cluster.random_stragglers.slowdown_min", at_least_one, &C::cluster,
+            &Cluster::random_stragglers, &Random::slowdown_min),
+      field("cluster.random_stragglers.slowdown_max", at_least_one, &C::cluster,
+            &Cluster::random_stragglers, &Random::slowdown_max),
+      field("cluster.trace", any_string, &C::cluster, &Cluster::trace),
+      // The protocol's own parameters (`protocol.<parameter>`) depend on the protocol chosen:
+      // they are read apart, see settings.h.
+      field("protocol.name", Choices{protocol_names()}, &C::protocol, &ProtocolConfig::name),
+      field("run.name", any_string, &C::run, &RunConfig::name),
+  });
+  return schema;
+}
+
+}  // namespace hetps::config

@@ -1,0 +1,108 @@
+#include "config/settings.h"
+
+#include <fmt/format.h>
+
+#include "config/error.h"
+#include "config/schema.h"
+
+namespace hetps::config {
+namespace {
+
+// A protocol parameter is a number (integers and booleans included) or a word.
+ParamValue param_value(const toml::node& node, const ValueSite& site) {
+  if (const auto word = node.value_exact<std::string>()) return *word;
+  if (const auto flag = node.value_exact<bool>()) return *flag ? 1.0 : 0.0;
+  if (node.is_number()) return *node.value<double>();
+  site.reject("a number, true/false or a word", node);
+}
+
+// VALUE as TOML when it is a valid TOML value, else as a string: `--set protocol.name=ssp`.
+toml::table value_table(std::string_view value) {
+  try {
+    toml::table parsed = toml::parse(fmt::format("value = {}", value));
+    if (parsed.size() == 1) return parsed;
+  } catch (const toml::parse_error&) {
+    // Not a TOML value: a bare word.
+  }
+  toml::table table;
+  table.insert("value", std::string(value));
+  return table;
+}
+
+}  // namespace
+
+void UserSettings::add_file(const std::filesystem::path& path) {
+  toml::table table;
+  try {
+    table = toml::parse_file(path.string());
+  } catch (const toml::parse_error& error) {
+    if (!error.source().begin) {  // not opened, so nothing parsed
+      throw ConfigError(fmt::format("cannot read config file {}: {}", path.string(),
+                                    error.description()));
+    }
+    throw ConfigError(fmt::format("{}:{}:{}: invalid TOML: {}", path.string(),
+                                  error.source().begin.line, error.source().begin.column,
+                                  error.description()));
+  }
+  layers_.push_back(
+      std::make_shared<const Layer>(Layer{std::move(table), Source::file(path.string())}));
+}
+
+void UserSettings::add_set(std::string_view assignment) {
+  const size_t equals = assignment.find('=');
+  if (equals == std::string_view::npos) {
+    throw ConfigError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set train.lr=0.1",
+                                  assignment));
+  }
+  add(assignment.substr(0, equals), assignment.substr(equals + 1),
+      fmt::format("--set {}", assignment));
+}
+
+void UserSettings::add(std::string_view key, std::string_view value, std::string origin) {
+  add_layer(key, value_table(value), std::move(origin));
+}
+
+void UserSettings::add_string(std::string_view key, std::string value, std::string origin) {
+  toml::table table;
+  table.insert("value", std::move(value));
+  add_layer(key, std::move(table), std::move(origin));
+}
+
+void UserSettings::add_layer(std::string_view key, toml::table value, std::string origin) {
+  toml::table root;
+  toml::table* table = &root;
+  std::string_view rest = key;
+  for (size_t dot = rest.find('.');; dot = rest.find('.')) {
+    const std::string_view part = rest.substr(0, dot);
+    if (part.empty()) {
+      throw ConfigError(fmt::format(
+          "{}: malformed key \"{}\": expected names joined by dots, like train.lr", origin, key));
+    }
+    if (dot == std::string_view::npos) {
+      value.get("value")->visit([&](auto& node) { table->insert_or_assign(part, std::move(node)); });
+      break;
+    }
+    table = table->emplace<toml::table>(part).first->second.as_table();
+    rest.remove_prefix(dot + 1);
+  }
+  layers_.push_back(
+      std::make_shared<const Layer>(Layer{std::move(root), Source::flag(std::move(origin))}));
+}
+
+GivenParams UserSettings::apply_to(Config& config) const {
+  GivenParams params;
+  for (const auto& layer : layers_) {
+    const Source& source = layer->source;
+    const ClaimKey claim_protocol_param = [&](const std::string& key, const toml::node& node) {
+      constexpr std::string_view kPrefix = "protocol.";
+      if (!key.starts_with(kPrefix)) return false;
+      const ValueSite site{source, key};
+      params[key.substr(kPrefix.size())] = GivenParam{param_value(node, site), source.where(node)};
+      return true;
+    };
+    read_table(layer->table, config_schema(), config, TableSite{source, "", claim_protocol_param});
+  }
+  return params;
+}
+
+}  // namespace hetps::config

@@ -1,0 +1,62 @@
+#include "config/toml_writer.h"
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "config/schema.h"
+
+namespace hetps::config {
+namespace {
+
+// Integral numbers as TOML integers ("staleness = 8"); they read back as the same double.
+void insert_param(toml::table& protocol, const std::string& name, const ParamValue& value) {
+  if (const auto* word = std::get_if<std::string>(&value)) {
+    protocol.insert_or_assign(name, *word);
+    return;
+  }
+  const double number = std::get<double>(value);
+  constexpr double kExactIntegers = 9007199254740992.0;  // 2^53
+  if (std::trunc(number) == number && std::abs(number) <= kExactIntegers) {
+    protocol.insert_or_assign(name, static_cast<int64_t>(number));
+  } else {
+    protocol.insert_or_assign(name, number);
+  }
+}
+
+}  // namespace
+
+toml::table to_toml(const Config& config) {
+  toml::table root;
+  for (const auto& field : config_schema().fields()) field.write(config, root);
+  toml::table& protocol = *root["protocol"].as_table();
+  for (const auto& [name, value] : config.protocol.params) insert_param(protocol, name, value);
+  return root;
+}
+
+std::string to_toml_text(const Config& config) {
+  const toml::table root = to_toml(config);
+  std::string text;
+  std::string current_table;
+  // Keys below a table's first level are written dotted ("random_stragglers.rate_per_min =")
+  // so a table is never opened twice.
+  const auto write_key = [&](const std::string& key) {
+    const size_t dot = key.find('.');
+    const std::string table = dot == std::string::npos ? "" : key.substr(0, dot);
+    if (table != current_table) {
+      text += fmt::format("\n[{}]\n", table);
+      current_table = table;
+    }
+    text += fmt::format("{} = {}\n", key.substr(table.empty() ? 0 : dot + 1),
+                        toml_literal(*toml::at_path(root, key).node()));
+  };
+  for (const auto& field : config_schema().fields()) {
+    write_key(field.key);
+    if (field.key == "protocol.name") {
+      for (const auto& [name, value] : config.protocol.params) write_key("protocol." + name);
+    }
+  }
+  return text;
+}
+
+}  // namespace hetps::config

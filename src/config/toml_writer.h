@@ -1,0 +1,20 @@
+// Writes a resolved Config as TOML that resolve() reads back to the same Config: the run
+// directory's config.toml, re-loadable with `hetps train --config`.
+#pragma once
+
+#include <string>
+
+#include <toml++/toml.h>
+
+#include "config/config.h"
+
+namespace hetps::config {
+
+// Every key, the protocol's parameters under [protocol].
+toml::table to_toml(const Config& config);
+
+// The same as a document, keys in the order of config_schema() (not alphabetical), numbers in
+// their shortest exact form.
+std::string to_toml_text(const Config& config);
+
+}  // namespace hetps::config

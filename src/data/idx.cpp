@@ -1,0 +1,178 @@
+#include "data/idx.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
+#include "data/dataset.h"
+
+namespace hetps::data {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr size_t kImagesHeaderBytes = 16;  // magic + count + rows + cols
+constexpr size_t kLabelsHeaderBytes = 8;   // magic + count
+
+[[noreturn]] void fail(const fs::path& path, const std::string& problem) {
+  throw DataError(fmt::format("{}: {}", path.string(), problem));
+}
+
+std::vector<uint8_t> read_bytes(const fs::path& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) fail(path, "file not found");
+  if (fs::is_directory(path, ec)) fail(path, "is a directory, expected an IDX file");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
+  std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),
+                             std::istreambuf_iterator<char>());
+  if (in.bad()) fail(path, "read error");
+  return bytes;
+}
+
+uint32_t read_be32(const std::vector<uint8_t>& bytes, size_t offset) {
+  return (uint32_t{bytes[offset]} << 24) | (uint32_t{bytes[offset + 1]} << 16) |
+         (uint32_t{bytes[offset + 2]} << 8) | uint32_t{bytes[offset + 3]};
+}
+
+void append_be32(std::vector<uint8_t>& bytes, uint32_t value) {
+  for (int shift = 24; shift >= 0; shift -= 8)
+    bytes.push_back(static_cast<uint8_t>(value >> shift));
+}
+
+// The magic number is checked before the rest of the header's length, so a file of the wrong
+// kind is reported as such rather than as truncated.
+void check_header(const fs::path& path, const std::vector<uint8_t>& bytes, size_t header_bytes,
+                  uint32_t magic, const char* kind) {
+  auto truncated = [&] {
+    fail(path, fmt::format("truncated: {} bytes, shorter than the {}-byte header of IDX {}",
+                           bytes.size(), header_bytes, kind));
+  };
+  if (bytes.size() < sizeof(magic)) truncated();
+  const uint32_t found = read_be32(bytes, 0);
+  if (found != magic) {
+    fail(path,
+         fmt::format("bad magic number {:#010x}, expected {:#010x} (IDX {})", found, magic, kind));
+  }
+  if (bytes.size() < header_bytes) truncated();
+}
+
+void write_bytes_atomically(const fs::path& path, const std::vector<uint8_t>& bytes) {
+  const fs::path tmp = fs::path(path).concat(fmt::format(".tmp.{}", ::getpid()));
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) fail(tmp, fmt::format("cannot create: {}", std::strerror(errno)));
+    out.write(reinterpret_cast<const char*>(bytes.data()),
+              static_cast<std::streamsize>(bytes.size()));
+    out.close();
+    if (!out) {
+      std::error_code ignored;
+      fs::remove(tmp, ignored);
+      fail(tmp, "write failed (disk full?)");
+    }
+  }
+  std::error_code ec;
+  fs::rename(tmp, path, ec);
+  if (ec) {
+    std::error_code ignored;
+    fs::remove(tmp, ignored);
+    fail(path, fmt::format("cannot rename {} into place: {}", tmp.string(), ec.message()));
+  }
+}
+
+}  // namespace
+
+IdxImages read_idx_images(const fs::path& path) {
+  const std::vector<uint8_t> bytes = read_bytes(path);
+  check_header(path, bytes, kImagesHeaderBytes, kIdxImagesMagic, "images");
+  const uint32_t count = read_be32(bytes, 4);
+  const uint32_t rows = read_be32(bytes, 8);
+  const uint32_t cols = read_be32(bytes, 12);
+  if (rows == 0 || cols == 0)
+    fail(path, fmt::format("image size {}x{} has a zero side", rows, cols));
+  const uint64_t image_bytes = uint64_t{rows} * cols;  // two 32-bit factors: no overflow
+  const uint64_t data_bytes = bytes.size() - kImagesHeaderBytes;
+  if (data_bytes % image_bytes != 0 || data_bytes / image_bytes != count) {
+    fail(path, fmt::format("header says {} images of {}x{} ({} data bytes) but the file holds {} "
+                           "data bytes (truncated or corrupt)",
+                           count, rows, cols, uint64_t{count} * image_bytes, data_bytes));
+  }
+  IdxImages images;
+  images.count = count;
+  images.rows = static_cast<int>(rows);
+  images.cols = static_cast<int>(cols);
+  images.pixels.assign(bytes.begin() + kImagesHeaderBytes, bytes.end());
+  return images;
+}
+
+std::vector<uint8_t> read_idx_labels(const fs::path& path, int classes) {
+  const std::vector<uint8_t> bytes = read_bytes(path);
+  check_header(path, bytes, kLabelsHeaderBytes, kIdxLabelsMagic, "labels");
+  const uint32_t count = read_be32(bytes, 4);
+  const uint64_t data_bytes = bytes.size() - kLabelsHeaderBytes;
+  if (data_bytes != count) {
+    fail(path, fmt::format("header says {} labels but the file holds {} (truncated or corrupt)",
+                           count, data_bytes));
+  }
+  std::vector<uint8_t> labels(bytes.begin() + kLabelsHeaderBytes, bytes.end());
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i] >= classes) {
+      fail(path, fmt::format("label {} at index {} is out of range, expected 0..{}", labels[i], i,
+                             classes - 1));
+    }
+  }
+  return labels;
+}
+
+LabelledImages read_idx_labelled(const fs::path& images_path, const fs::path& labels_path,
+                                 int classes) {
+  LabelledImages set{read_idx_images(images_path), read_idx_labels(labels_path, classes)};
+  if (set.images.count != static_cast<int64_t>(set.labels.size())) {
+    fail(images_path, fmt::format("holds {} images but {} holds {} labels", set.images.count,
+                                  labels_path.string(), set.labels.size()));
+  }
+  return set;
+}
+
+IdxSplit read_idx_split(const fs::path& dir, int classes) {
+  return {read_idx_labelled(dir / kTrainImagesFile, dir / kTrainLabelsFile, classes),
+          read_idx_labelled(dir / kTestImagesFile, dir / kTestLabelsFile, classes)};
+}
+
+void write_idx_images(const fs::path& path, const IdxImages& images) {
+  if (images.pixels.size() != static_cast<size_t>(images.count) * images.rows * images.cols) {
+    fail(path, fmt::format("refusing to write {} images of {}x{} from {} pixels", images.count,
+                           images.rows, images.cols, images.pixels.size()));
+  }
+  std::vector<uint8_t> bytes;
+  bytes.reserve(kImagesHeaderBytes + images.pixels.size());
+  append_be32(bytes, kIdxImagesMagic);
+  append_be32(bytes, static_cast<uint32_t>(images.count));
+  append_be32(bytes, static_cast<uint32_t>(images.rows));
+  append_be32(bytes, static_cast<uint32_t>(images.cols));
+  bytes.insert(bytes.end(), images.pixels.begin(), images.pixels.end());
+  write_bytes_atomically(path, bytes);
+}
+
+void write_idx_labels(const fs::path& path, const std::vector<uint8_t>& labels) {
+  std::vector<uint8_t> bytes;
+  bytes.reserve(kLabelsHeaderBytes + labels.size());
+  append_be32(bytes, kIdxLabelsMagic);
+  append_be32(bytes, static_cast<uint32_t>(labels.size()));
+  bytes.insert(bytes.end(), labels.begin(), labels.end());
+  write_bytes_atomically(path, bytes);
+}
+
+void write_idx_split(const fs::path& dir, const IdxSplit& split) {
+  write_idx_images(dir / kTrainImagesFile, split.train.images);
+  write_idx_labels(dir / kTrainLabelsFile, split.train.labels);
+  write_idx_images(dir / kTestImagesFile, split.test.images);
+  write_idx_labels(dir / kTestLabelsFile, split.test.labels);
+}
+
+}  // namespace hetps::data

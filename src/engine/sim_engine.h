@@ -1,0 +1,98 @@
+// The virtual-time simulator (DESIGN.md, "The simulator's clock"). Gradients are computed for
+// real, in the order virtual time dictates; time comes from the cluster model. A worker's
+// steps are computed at the virtual moment the server sends its pull reply — the global model
+// is then exactly the version in that reply — and delivered when the steps' virtual time
+// ends, so gradient protocols need no copy of the model per step. Same config and seed ⇒ the
+// same run log, bit for bit.
+#pragma once
+
+#include <memory>
+#include <queue>
+#include <vector>
+
+#include "cluster/cluster_model.h"
+#include "config/config.h"
+#include "data/dataset.h"
+#include "engine/engine.h"
+#include "engine/sim_network.h"
+#include "engine/update_pool.h"
+#include "metrics/run_statistics.h"
+#include "model/learner.h"
+#include "protocol/protocol.h"
+#include "server/parameter_server.h"
+#include "worker/worker.h"
+
+namespace hetps::engine {
+
+class SimEngine : public protocol::Actions {
+ public:
+  SimEngine(const config::Config& config, const data::DataSplit& data, model::Learner& learner,
+            RunListener& listener);
+  ~SimEngine() override;
+
+  metrics::Summary run();
+
+  // protocol::Actions
+  int64_t apply(const protocol::ApplyOrder& order) override;
+  void reply_pull(int worker, const protocol::WorkerPlan& plan) override;
+  void discard(int update_id) override;
+  void set_optimizer(const protocol::OptimizerOverride& settings) override;
+  void record(const protocol::ProtocolEvent& event) override;
+  int64_t version() const override { return server_->version(); }
+
+ private:
+  enum class EventKind {
+    Evaluation,
+    PushReady,     // a worker's steps are done: its update enters its uplink
+    UpdateArrives, // the last byte of an update has reached the server shards
+  };
+  struct Event {
+    double time;
+    uint64_t sequence;  // ties broken by insertion order: deterministic
+    EventKind kind;
+    int update_id;
+    bool operator>(const Event& other) const {
+      return time != other.time ? time > other.time : sequence > other.sequence;
+    }
+  };
+  struct WorkerClock {
+    int64_t steps = 0;       // steps computed so far: indexes the cluster's step noise
+    int64_t pushes = 0;
+    double last_pull_seconds = 0;  // transfer time of the last pull reply
+  };
+
+  void schedule(double time, EventKind kind, int update_id = -1);
+  void evaluate(double time);
+  // Links are FIFO queues served in virtual-time order, so a message enters the network only
+  // when its event comes up, never when it is foreseen.
+  void send_update(int update_id);
+  void deliver(int update_id);
+  // When every shard has finished the work queued on it, starting no earlier than now.
+  double servers_free_at() const;
+  // Sends one message per shard (each its key range's share of `bytes`); returns the last arrival.
+  double send_to_servers(int worker, double bytes, double time);
+  double send_from_servers(int worker, double bytes, double time);
+
+  const config::Config& config_;
+  const data::DataSplit& data_;
+  model::Learner& learner_;
+  RunListener& listener_;
+  cluster::ClusterModel cluster_;
+  std::unique_ptr<protocol::Protocol> protocol_;
+  std::unique_ptr<server::ParameterServer> server_;
+  std::unique_ptr<SimNetwork> network_;
+  std::vector<std::unique_ptr<worker::Worker>> workers_;
+  std::vector<WorkerClock> clocks_;
+  UpdatePool pool_;
+  metrics::RunStatistics stats_;
+  std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
+  std::vector<double> shard_free_at_;
+  std::vector<double> shard_fraction_;  // each shard's share of the model's bytes
+  double step_work_seconds_ = 0;        // one step's compute at speed 1
+  double model_bytes_ = 0;
+  double now_ = 0;
+  uint64_t sequence_ = 0;
+  int updates_in_flight_ = 0;
+};
+
+}  // namespace hetps::engine

@@ -1,0 +1,36 @@
+// The simulator's network (DESIGN.md, "The simulator's clock"): every node has an uplink and a
+// downlink, each a FIFO queue with its own bandwidth and latency. A message occupies the
+// sender's uplink, then the receiver's downlink; the downlink starts receiving one latency
+// after the uplink starts sending (pipelined), and cannot finish before the last byte left the
+// uplink plus the latency. So a busy server or a busy leader queues.
+#pragma once
+
+#include <vector>
+
+#include "cluster/cluster_model.h"
+
+namespace hetps::engine {
+
+class SimNetwork {
+ public:
+  // Nodes 0..workers-1 are workers (their own links), then `servers` server shards.
+  SimNetwork(const cluster::ClusterModel& cluster, int servers);
+
+  int server_node(int shard) const { return workers_ + shard; }
+
+  // Sends `bytes` from node `from` to node `to`, handed to the uplink at `time`; returns the
+  // time the last byte has arrived.
+  double send(int from, int to, double bytes, double time);
+
+ private:
+  struct Queue {
+    double bytes_per_second = 0;
+    double free_at = 0;
+  };
+  int workers_;
+  std::vector<Queue> up_;
+  std::vector<Queue> down_;
+  std::vector<double> latency_;
+};
+
+}  // namespace hetps::engine

@@ -1,0 +1,59 @@
+#include "metrics/run_statistics.h"
+
+#include <algorithm>
+
+namespace hetps::metrics {
+
+void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss) {
+  samples_ += samples;
+  ++applied_;
+  staleness_sum_ += static_cast<double>(staleness);
+  max_staleness_ = std::max(max_staleness_, staleness);
+  window_loss_sum_ += loss * static_cast<double>(samples);
+  window_samples_ += samples;
+}
+
+EvalRecord RunStatistics::evaluation(double time, int64_t updates, double test_accuracy,
+                                     double test_loss, uint64_t model_hash) {
+  if (window_samples_ > 0) last_train_loss_ = window_loss_sum_ / static_cast<double>(window_samples_);
+  window_loss_sum_ = 0;
+  window_samples_ = 0;
+  updates_ = updates;
+  last_time_ = time;
+  final_accuracy_ = test_accuracy;
+  best_accuracy_ = std::max(best_accuracy_, test_accuracy);
+  if (!have_target_time_ && target_accuracy_ > 0 && test_accuracy >= target_accuracy_) {
+    have_target_time_ = true;
+    target_time_ = time;
+  }
+  EvalRecord record;
+  record.time = time;
+  record.samples = samples_;
+  record.updates = updates;
+  record.test_accuracy = test_accuracy;
+  record.test_loss = test_loss;
+  record.train_loss = last_train_loss_;
+  record.bytes_to_server = bytes_to_server_;
+  record.bytes_from_server = bytes_from_server_;
+  record.bytes_worker_to_worker = bytes_worker_to_worker_;
+  record.mean_staleness = applied_ > 0 ? staleness_sum_ / static_cast<double>(applied_) : 0;
+  record.model_hash = model_hash;
+  return record;
+}
+
+void RunStatistics::fill(Summary& summary) const {
+  summary.final_accuracy = final_accuracy_;
+  summary.best_accuracy = best_accuracy_;
+  summary.target_accuracy = target_accuracy_;
+  if (have_target_time_) summary.time_to_target = target_time_;
+  summary.total_time = last_time_;
+  summary.samples = samples_;
+  summary.updates = updates_;
+  summary.bytes_to_server = bytes_to_server_;
+  summary.bytes_from_server = bytes_from_server_;
+  summary.bytes_worker_to_worker = bytes_worker_to_worker_;
+  summary.mean_staleness = applied_ > 0 ? staleness_sum_ / static_cast<double>(applied_) : 0;
+  summary.max_staleness = max_staleness_;
+}
+
+}  // namespace hetps::metrics

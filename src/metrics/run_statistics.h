@@ -1,0 +1,52 @@
+// The running totals every engine keeps for the run log and the summary: samples, traffic,
+// staleness and training loss, accumulated as updates are applied.
+#pragma once
+
+#include <cstdint>
+
+#include "metrics/records.h"
+
+namespace hetps::metrics {
+
+class RunStatistics {
+ public:
+  // One update applied: `staleness` versions behind, holding `samples` samples whose mean
+  // training loss was `loss`.
+  void on_applied(int64_t staleness, int64_t samples, double loss);
+  void add_bytes_to_server(int64_t bytes) { bytes_to_server_ += bytes; }
+  void add_bytes_from_server(int64_t bytes) { bytes_from_server_ += bytes; }
+  void add_bytes_worker_to_worker(int64_t bytes) { bytes_worker_to_worker_ += bytes; }
+
+  int64_t samples() const { return samples_; }
+  void set_target(double target_accuracy) { target_accuracy_ = target_accuracy; }
+  bool target_reached() const { return have_target_time_; }
+
+  // An evaluation record with the totals so far; the training loss is the mean over the
+  // samples applied since the previous evaluation (the previous mean when none were).
+  EvalRecord evaluation(double time, int64_t updates, double test_accuracy, double test_loss,
+                        uint64_t model_hash);
+
+  // Fills the summary's totals and accuracy figures from the evaluations seen.
+  void fill(Summary& summary) const;
+
+ private:
+  int64_t samples_ = 0;
+  int64_t applied_ = 0;
+  int64_t updates_ = 0;
+  int64_t bytes_to_server_ = 0;
+  int64_t bytes_from_server_ = 0;
+  int64_t bytes_worker_to_worker_ = 0;
+  double staleness_sum_ = 0;
+  int64_t max_staleness_ = 0;
+  double window_loss_sum_ = 0;
+  int64_t window_samples_ = 0;
+  double last_train_loss_ = 0;
+  double last_time_ = 0;
+  double final_accuracy_ = 0;
+  double best_accuracy_ = 0;
+  double target_accuracy_ = 0;
+  bool have_target_time_ = false;
+  double target_time_ = 0;
+};
+
+}  // namespace hetps::metrics

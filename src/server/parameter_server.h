@@ -1,0 +1,53 @@
+// The parameter server: the global model, sharded by key range over `shards` shards, each with
+// its own slice of the server optimizer's state. Every shard applies every update, so a
+// version (one applied ApplyOrder) is global. Engines that run shards in separate processes
+// hold one ParameterServer per process restricted to its shard's range.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "params/layout.h"
+#include "protocol/protocol.h"
+#include "server/lr_schedule.h"
+#include "server/sgd_optimizer.h"
+
+namespace hetps::server {
+
+struct ServerOptions {
+  int shards = 1;
+  SgdOptions sgd;
+  double momentum = 0.9;
+  LrScheduleOptions schedule;
+};
+
+class ParameterServer {
+ public:
+  ParameterServer(const params::ParamLayout& layout, std::vector<float> initial_model,
+                  const ServerOptions& options);
+
+  std::span<const float> model() const { return model_; }
+  int64_t version() const { return version_; }
+  const std::vector<params::KeyRange>& shard_ranges() const { return ranges_; }
+
+  // Applies one order as one new version. `payloads[k]` is the whole flat update named by
+  // `order.update_ids[k]`. The learning rate comes from the schedule at `samples_processed`.
+  void apply(const protocol::ApplyOrder& order, std::span<const float* const> payloads,
+             int64_t samples_processed);
+
+  // Sync-Switch's rules at a switch: a scale on the scheduled LR and a momentum override.
+  void set_override(const protocol::OptimizerOverride& settings) { override_ = settings; }
+  double current_lr(int64_t samples_processed) const;
+
+ private:
+  std::vector<float> model_;
+  std::vector<params::KeyRange> ranges_;
+  std::vector<SgdOptimizer> shards_;
+  LrSchedule schedule_;
+  double momentum_;
+  protocol::OptimizerOverride override_;
+  int64_t version_ = 0;
+};
+
+}  // namespace hetps::server

@@ -1,0 +1,75 @@
+#include "worker/worker.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+
+namespace hetps::worker {
+
+Worker::Worker(int id, model::Learner& learner, const data::Dataset& train,
+               std::vector<int64_t> sample_indices, uint64_t seed, const WorkerOptions& options)
+    : id_(id),
+      learner_(learner),
+      train_(train),
+      sampler_(std::move(sample_indices), seed, id),
+      options_(options),
+      batch_inputs_(static_cast<size_t>(options.batch_size * train.sample_floats())),
+      batch_labels_(static_cast<size_t>(options.batch_size)) {}
+
+double Worker::step(std::span<const float> params, std::span<float> grad) {
+  sampler_.next_batch(train_, options_.batch_size, batch_inputs_.data(), batch_labels_.data());
+  model::Batch batch{batch_inputs_.data(), batch_labels_.data(), options_.batch_size};
+  return learner_.gradient(params, batch, grad);
+}
+
+RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float> pulled,
+                        double lr, std::span<float> update) {
+  if (plan.kind == protocol::UpdateKind::Delta) return run_local_steps(plan, pulled, lr, update);
+  if (plan.max_local_steps != 1) {
+    throw std::invalid_argument("a gradient plan takes exactly one step per push");
+  }
+  double loss = step(pulled, update);
+  return RoundResult{1, options_.batch_size, loss};
+}
+
+RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan,
+                                    std::span<const float> pulled, double lr,
+                                    std::span<float> update) {
+  if (local_.empty()) {
+    local_.resize(pulled.size());
+    local_grad_.resize(pulled.size());
+    local_optimizer_ = std::make_unique<server::SgdOptimizer>(
+        params::KeyRange{0, local_.size()}, local_, options_.sgd);
+  }
+  std::copy(pulled.begin(), pulled.end(), local_.begin());
+  const float* gradient[] = {local_grad_.data()};
+  const double weight[] = {1.0};
+  RoundResult result;
+  double loss_sum = 0;
+  while (result.steps < plan.max_local_steps) {
+    loss_sum += step(local_, local_grad_);
+    local_optimizer_->apply_gradients(gradient, weight, lr, options_.momentum);
+    ++result.steps;
+    if (plan.change_threshold > 0 && relative_change(local_, pulled) > plan.change_threshold) {
+      break;
+    }
+  }
+  for (size_t i = 0; i < update.size(); ++i) update[i] = local_[i] - pulled[i];
+  result.samples = int64_t{result.steps} * options_.batch_size;
+  result.mean_loss = loss_sum / result.steps;
+  return result;
+}
+
+double relative_change(std::span<const float> a, std::span<const float> b) {
+  double diff = 0;
+  double norm = 0;
+  for (size_t i = 0; i < b.size(); ++i) {
+    double d = static_cast<double>(a[i]) - b[i];
+    diff += d * d;
+    norm += static_cast<double>(b[i]) * b[i];
+  }
+  if (norm == 0) return diff == 0 ? 0 : std::numeric_limits<double>::infinity();
+  return diff / norm;
+}
+
+}  // namespace hetps::worker

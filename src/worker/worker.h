@@ -1,0 +1,68 @@
+// One worker's training loop, the same on every engine: given the model it pulled and the
+// protocol's plan, compute steps on its own data and produce the update to push.
+//   Gradient plan: one step's gradient at the pulled model (no copy of the model is made).
+//   Delta plan: up to `max_local_steps` local SGD steps from the pulled model with the worker's
+//   own optimizer (its momentum survives a pull, spec/baselines.md), stopping early once
+//   ‖w − w_pull‖² / ‖w_pull‖² exceeds `change_threshold`; the update is w − w_pull.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "data/dataset.h"
+#include "data/sampler.h"
+#include "model/learner.h"
+#include "protocol/protocol.h"
+#include "server/sgd_optimizer.h"
+
+namespace hetps::worker {
+
+struct WorkerOptions {
+  int batch_size = 32;
+  double momentum = 0.9;  // the local optimizer's (delta plans only)
+  server::SgdOptions sgd;
+};
+
+// What one run of a plan did.
+struct RoundResult {
+  int steps = 0;
+  int64_t samples = 0;
+  double mean_loss = 0;
+};
+
+class Worker {
+ public:
+  Worker(int id, model::Learner& learner, const data::Dataset& train,
+         std::vector<int64_t> sample_indices, uint64_t seed, const WorkerOptions& options);
+
+  int id() const { return id_; }
+
+  // Runs `plan` from `pulled` (the global model as pulled) and writes the update into
+  // `update` (same size as the model). `lr` is the local optimizer's learning rate.
+  RoundResult run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
+                  std::span<float> update);
+
+ private:
+  double step(std::span<const float> params, std::span<float> grad);
+  RoundResult run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
+                              double lr, std::span<float> update);
+
+  int id_;
+  model::Learner& learner_;
+  const data::Dataset& train_;
+  data::BatchSampler sampler_;
+  WorkerOptions options_;
+  std::vector<float> batch_inputs_;
+  std::vector<int64_t> batch_labels_;
+  // Delta plans only, allocated on first use: the local model, its gradient and optimizer.
+  std::vector<float> local_;
+  std::vector<float> local_grad_;
+  std::unique_ptr<server::SgdOptimizer> local_optimizer_;
+};
+
+// ‖a − b‖² / ‖b‖² (0 when b is all zeros and a equals b).
+double relative_change(std::span<const float> a, std::span<const float> b);
+
+}  // namespace hetps::worker

@@ -1,0 +1,184 @@
+// Every bad setting is rejected with one message naming where it was given, the key, the
+// value and what is allowed.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "config_test_util.h"
+#include "protocol/registry.h"
+
+namespace hetps::config {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+using testing::ConfigFile;
+using testing::resolve_error;
+
+TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
+  EXPECT_EQ(resolve_error({"cluster.workers=0"}),
+            "--set cluster.workers=0: cluster.workers must be an integer >= 1, got 0");
+  EXPECT_EQ(resolve_error({"cluster.servers=0"}),
+            "--set cluster.servers=0: cluster.servers must be an integer >= 1, got 0");
+  EXPECT_EQ(resolve_error({"train.lr=-0.1"}),
+            "--set train.lr=-0.1: train.lr must be a number > 0, got -0.1");
+  EXPECT_EQ(resolve_error({"train.momentum=1.0"}),
+            "--set train.momentum=1.0: train.momentum must be a number in [0, 1), got 1.0");
+  EXPECT_EQ(resolve_error({"train.momentum=-0.5"}),
+            "--set train.momentum=-0.5: train.momentum must be a number in [0, 1), got -0.5");
+  EXPECT_EQ(resolve_error({"train.target_accuracy=0"}),
+            "--set train.target_accuracy=0: train.target_accuracy must be a number in (0, 1], "
+            "got 0");
+  EXPECT_EQ(resolve_error({"train.target_accuracy=1.5"}),
+            "--set train.target_accuracy=1.5: train.target_accuracy must be a number in (0, 1], "
+            "got 1.5");
+  EXPECT_EQ(resolve_error({"data.batch_size=0"}),
+            "--set data.batch_size=0: data.batch_size must be an integer >= 1, got 0");
+  EXPECT_EQ(resolve_error({"train.eval_interval=0"}),
+            "--set train.eval_interval=0: train.eval_interval must be a number > 0, got 0");
+  EXPECT_EQ(resolve_error({"train.max_samples=-5"}),
+            "--set train.max_samples=-5: train.max_samples must be an integer >= 1, got -5");
+  EXPECT_EQ(resolve_error({"seed=-1"}), "--set seed=-1: seed must be an integer >= 0, got -1");
+}
+
+TEST(ConfigErrors, BoundaryValuesAreAccepted) {
+  EXPECT_EQ(resolve_error({"train.momentum=0", "train.target_accuracy=1", "cluster.workers=1",
+                           "data.batch_size=1", "cluster.compute_noise=0"}),
+            "");
+}
+
+TEST(ConfigErrors, WrongTypesNameWhatIsExpected) {
+  EXPECT_EQ(resolve_error({"train.lr=fast"}),
+            "--set train.lr=fast: train.lr must be a number > 0, got \"fast\"");
+  EXPECT_EQ(resolve_error({"cluster.workers=2.5"}),
+            "--set cluster.workers=2.5: cluster.workers must be an integer >= 1, got 2.5");
+  EXPECT_EQ(resolve_error({"train.nesterov=1"}),
+            "--set train.nesterov=1: train.nesterov must be true or false, got 1");
+  EXPECT_EQ(resolve_error({"run.name=7"}), "--set run.name=7: run.name must be a string, got 7");
+  EXPECT_EQ(resolve_error({"cluster=3"}), "--set cluster=3: cluster must be a table, got 3");
+  EXPECT_EQ(resolve_error({"cluster.workers=99999999999"}),
+            "--set cluster.workers=99999999999: cluster.workers must be an integer >= 1, got "
+            "99999999999");
+}
+
+TEST(ConfigErrors, ListsAreCheckedElementByElement) {
+  EXPECT_EQ(resolve_error({"cluster.speeds=[1,-1]"}),
+            "--set cluster.speeds=[1,-1]: cluster.speeds must be a non-empty list of numbers > 0, "
+            "got [1, -1]");
+  EXPECT_EQ(resolve_error({"cluster.link_gbps=[]"}),
+            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of numbers > "
+            "0, got []");
+  EXPECT_EQ(resolve_error({"cluster.link_latency_ms=0.5"}),
+            "--set cluster.link_latency_ms=0.5: cluster.link_latency_ms must be a non-empty list "
+            "of numbers >= 0, got 0.5");
+}
+
+TEST(ConfigErrors, UnknownWordsListTheChoices) {
+  EXPECT_EQ(resolve_error({"engine=gpu"}),
+            "--set engine=gpu: engine must be one of: sim, threads, mpi, got \"gpu\"");
+  EXPECT_EQ(resolve_error({"cluster.scenario=cloud"}),
+            "--set cluster.scenario=cloud: cluster.scenario must be one of: hetero-compute, "
+            "hetero-network, got \"cloud\"");
+  EXPECT_EQ(resolve_error({"data.partition=random"}),
+            "--set data.partition=random: data.partition must be one of: iid, noniid, got "
+            "\"random\"");
+  EXPECT_EQ(resolve_error({"train.lr_schedule=linear"}),
+            "--set train.lr_schedule=linear: train.lr_schedule must be one of: constant, step, "
+            "cosine, got \"linear\"");
+  EXPECT_EQ(resolve_error({"protocol.name=gossip"}),
+            "--set protocol.name=gossip: protocol.name must be one of: " +
+                protocol::protocol_names() + ", got \"gossip\"");
+}
+
+TEST(ConfigErrors, UnknownKeysListTheKeysOfTheirTable) {
+  EXPECT_THAT(resolve_error({"train.lrr=0.1"}),
+              StartsWith("--set train.lrr=0.1: unknown key train.lrr; train has: lr, momentum, "
+                         "nesterov, weight_decay, "));
+  EXPECT_THAT(resolve_error({"bogus=1"}),
+              StartsWith("--set bogus=1: unknown key bogus; the top level has: seed, engine, "
+                         "model, data, train, cluster, protocol, run"));
+  EXPECT_EQ(resolve_error({"cluster.random_stragglers.rate=1"}),
+            "--set cluster.random_stragglers.rate=1: unknown key cluster.random_stragglers.rate; "
+            "cluster.random_stragglers has: rate_per_min, mean_duration, slowdown_min, "
+            "slowdown_max");
+}
+
+TEST(ConfigErrors, ProtocolParametersAreCheckedAgainstTheProtocol) {
+  EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.stale=8"}),
+            "--set protocol.stale=8: unknown key protocol.stale; protocol ssp has: name, "
+            "staleness");
+  EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.staleness=2.5"}),
+            "--set protocol.staleness=2.5: protocol.staleness (a parameter of ssp): expected an "
+            "integer, got 2.5");
+  EXPECT_EQ(resolve_error({"protocol.name=bsp", "protocol.staleness=8"}),
+            "--set protocol.staleness=8: unknown key protocol.staleness; protocol bsp has: name");
+  EXPECT_EQ(resolve_error({"protocol.staleness=[1]"}),
+            "--set protocol.staleness=[1]: protocol.staleness must be a number, true/false or a "
+            "word, got [1]");
+}
+
+TEST(ConfigErrors, StragglersNameTheEpisode) {
+  EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=0.5}]"}),
+            "--set cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=0.5}]: "
+            "cluster.stragglers[0].slowdown must be a number >= 1, got 0.5");
+  EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=0,slowdown=2}]"}),
+            "--set cluster.stragglers=[{worker=0,start=0,slowdown=2}]: cluster.stragglers[0] "
+            "must be a table that sets duration, got { slowdown = 2, start = 0, worker = 0 }");
+  EXPECT_EQ(
+      resolve_error({"cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=2,who=1}]"}),
+      "--set cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=2,who=1}]: unknown key "
+      "cluster.stragglers[0].who; cluster.stragglers[0] has: worker, start, duration, slowdown");
+  EXPECT_EQ(resolve_error({"cluster.stragglers=5"}),
+            "--set cluster.stragglers=5: cluster.stragglers must be a list of tables {worker, "
+            "start, duration, slowdown}, got 5");
+}
+
+TEST(ConfigErrors, ChecksAcrossKeys) {
+  EXPECT_EQ(resolve_error({"cluster.workers=2",
+                           "cluster.stragglers=[{worker=2,start=0,duration=1,slowdown=2}]"}),
+            "cluster.stragglers[0].worker must be a worker id below cluster.workers (2), got 2");
+  EXPECT_EQ(resolve_error({"cluster.random_stragglers={slowdown_min=3, slowdown_max=2}"}),
+            "cluster.random_stragglers.slowdown_max must be >= slowdown_min (3), got 2");
+  EXPECT_EQ(resolve_error({"train.lr_schedule=step"}),
+            "train.lr_step_samples must be >= 1 with train.lr_schedule = \"step\", got 0");
+}
+
+TEST(ConfigErrors, FileErrorsNameTheFileAndLine) {
+  const ConfigFile file("seed = 3\n\n[train]\nlr = -1.0\n");
+  EXPECT_EQ(resolve_error({}, &file),
+            file.path() + ":4: train.lr must be a number > 0, got -1.0");
+}
+
+TEST(ConfigErrors, InvalidTomlNamesTheLineOfTheParseError) {
+  const ConfigFile file("seed = 3\ncluster.speeds = [1,\n");
+  EXPECT_THAT(resolve_error({}, &file), StartsWith(file.path() + ":2:"));
+  EXPECT_THAT(resolve_error({}, &file), HasSubstr("invalid TOML: "));
+}
+
+TEST(ConfigErrors, UnreadableFileIsNamed) {
+  UserSettings settings;
+  try {
+    settings.add_file("/no/such/dir/exp.toml");
+    FAIL() << "no error";
+  } catch (const ConfigError& error) {
+    EXPECT_THAT(error.what(), StartsWith("cannot read config file /no/such/dir/exp.toml: "));
+  }
+}
+
+TEST(ConfigErrors, MalformedSetFlags) {
+  UserSettings settings;
+  EXPECT_THROW(
+      {
+        try {
+          settings.add_set("train.lr");
+        } catch (const ConfigError& error) {
+          EXPECT_STREQ(error.what(), "--set train.lr: expected KEY=VALUE, e.g. --set train.lr=0.1");
+          throw;
+        }
+      },
+      ConfigError);
+  EXPECT_THROW(settings.add_set("train..lr=1"), ConfigError);
+  EXPECT_THROW(settings.add_set("=1"), ConfigError);
+}
+
+}  // namespace
+}  // namespace hetps::config

@@ -1,0 +1,151 @@
+// Resolution order: built-in defaults < scenario < the scenario's protocol defaults < config
+// file < --set.
+#include <gtest/gtest.h>
+
+#include "config/scenarios.h"
+#include "config_test_util.h"
+#include "protocol/registry.h"
+
+namespace hetps::config {
+namespace {
+
+using testing::ConfigFile;
+using testing::resolve_error;
+using testing::resolve_sets;
+
+TEST(Resolve, DefaultScenarioIsHeteroCompute) {
+  const Config config = resolve_sets({});
+  EXPECT_EQ(config.cluster.scenario, "hetero-compute");
+  EXPECT_EQ(config.cluster.workers, 8);
+  EXPECT_EQ(config.cluster.servers, 1);
+  EXPECT_EQ(config.cluster.speeds, (std::vector<double>{1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25}));
+  EXPECT_EQ(config.cluster.link_gbps, std::vector<double>{10});
+  EXPECT_EQ(config.cluster.link_latency_ms, std::vector<double>{0.05});
+  EXPECT_EQ(config.cluster.worker_gflops, 2.8);
+  EXPECT_EQ(config.cluster.compute_noise, 0.05);
+}
+
+TEST(Resolve, HeteroNetworkPutsTwoWorkersOnSlowLinks) {
+  const Config config = resolve_sets({"cluster.scenario=hetero-network"});
+  EXPECT_EQ(config.cluster.workers, 8);
+  EXPECT_EQ(config.cluster.speeds, std::vector<double>{1});
+  EXPECT_EQ(config.worker_link_gbps(5), 10);
+  EXPECT_EQ(config.worker_link_gbps(6), 0.5);
+  EXPECT_EQ(config.worker_link_latency_ms(0), 0.05);
+  EXPECT_EQ(config.worker_link_latency_ms(7), 2.0);
+}
+
+TEST(Resolve, EveryScenarioResolvesWithEveryProtocol) {
+  for (const Scenario& scenario : scenarios()) {
+    for (const auto& info : protocol::all_protocols()) {
+      UserSettings settings;
+      settings.add_string("cluster.scenario", scenario.name, "test");
+      settings.add_string("protocol.name", info.name, "test");
+      EXPECT_NO_THROW(resolve(settings)) << scenario.name << " " << info.name;
+    }
+  }
+}
+
+TEST(Resolve, ProtocolDefaultsOfTheScenarioApply) {
+  for (const char* protocol : {"bsp", "asp"}) {
+    const Config config = resolve_sets({std::string("protocol.name=") + protocol});
+    const auto defaults = training_defaults("hetero-compute", protocol);
+    ASSERT_TRUE(defaults) << protocol;
+    EXPECT_EQ(config.train.lr, defaults->lr) << protocol;
+    EXPECT_EQ(config.train.momentum, defaults->momentum) << protocol;
+    EXPECT_EQ(config.data.batch_size, defaults->batch_size) << protocol;
+    EXPECT_EQ(config.train.max_samples, defaults->max_samples) << protocol;
+    EXPECT_EQ(config.train.target_accuracy, defaults->target_accuracy) << protocol;
+  }
+}
+
+TEST(Resolve, ProtocolMissingFromTheDefaultsTableKeepsBuiltInDefaults) {
+  EXPECT_FALSE(training_defaults("hetero-compute", "no-such-protocol"));
+  EXPECT_FALSE(training_defaults("no-such-scenario", "bsp"));
+}
+
+TEST(Resolve, ConfigFileOverridesProtocolDefaults) {
+  const ConfigFile file(R"(
+[train]
+lr = 0.2
+[protocol]
+name = "asp"
+)");
+  const Config config = resolve_sets({}, &file);
+  EXPECT_EQ(config.protocol.name, "asp");
+  EXPECT_EQ(config.train.lr, 0.2);
+  EXPECT_EQ(config.train.momentum, training_defaults("hetero-compute", "asp")->momentum);
+}
+
+TEST(Resolve, SetOverridesConfigFileAndLaterSetWins) {
+  const ConfigFile file("train.lr = 0.2\ncluster.workers = 4\n");
+  const Config config =
+      resolve_sets({"train.lr=0.3", "cluster.workers=2", "cluster.workers=3"}, &file);
+  EXPECT_EQ(config.train.lr, 0.3);
+  EXPECT_EQ(config.cluster.workers, 3);
+}
+
+TEST(Resolve, ScenarioAndProtocolChosenInDifferentPlacesBothCount) {
+  const ConfigFile file("cluster.scenario = \"hetero-network\"\n");
+  const Config config = resolve_sets({"protocol.name=ssp"}, &file);
+  EXPECT_EQ(config.cluster.link_gbps.back(), 0.5);
+  EXPECT_EQ(config.train.lr, training_defaults("hetero-network", "ssp")->lr);
+}
+
+TEST(Resolve, ExplicitClusterSettingsBeatTheScenario) {
+  const Config config = resolve_sets({"cluster.speeds=[2.0]", "cluster.worker_gflops=5"});
+  EXPECT_EQ(config.cluster.speeds, std::vector<double>{2.0});
+  EXPECT_EQ(config.cluster.worker_gflops, 5.0);
+  EXPECT_EQ(config.cluster.workers, 8);
+}
+
+TEST(Resolve, FewerWorkersThanScenarioSpeedsCyclesTheSpeeds) {
+  const Config three = resolve_sets({"cluster.workers=3"});
+  EXPECT_EQ(three.worker_speed(2), 1.0);
+  const Config ten = resolve_sets({"cluster.workers=10"});
+  EXPECT_EQ(ten.worker_speed(7), 0.25);
+  EXPECT_EQ(ten.worker_speed(8), 1.0);
+}
+
+TEST(Resolve, RunNameDefaultsToTheProtocolName) {
+  EXPECT_EQ(resolve_sets({"protocol.name=ssp"}).run.name, "ssp");
+  EXPECT_EQ(resolve_sets({"protocol.name=ssp", "run.name=mine"}).run.name, "mine");
+}
+
+TEST(Resolve, ProtocolParametersAreCompletedWithDefaults) {
+  const auto& ssp = *protocol::find_protocol("ssp");
+  const protocol::ParamSpec& staleness = *ssp.find_param("staleness");
+  const Config defaults = resolve_sets({"protocol.name=ssp"});
+  EXPECT_EQ(defaults.protocol.params.at("staleness"), staleness.default_value);
+  EXPECT_EQ(defaults.protocol.params.size(), ssp.params.size());
+  const Config set = resolve_sets({"protocol.name=ssp", "protocol.staleness=8"});
+  EXPECT_EQ(set.protocol.params.at("staleness"), ParamValue(8.0));
+}
+
+TEST(Resolve, ProtocolParameterMayComeBeforeTheProtocolIsChosen) {
+  const ConfigFile file("[protocol]\nstaleness = 5\n");
+  const Config config = resolve_sets({"protocol.name=ssp"}, &file);
+  EXPECT_EQ(config.protocol.params.at("staleness"), ParamValue(5.0));
+}
+
+TEST(Resolve, ForeignProtocolParametersAreSkippedOnlyWhenAsked) {
+  const UserSettings settings = testing::settings_from({"protocol.name=bsp", "protocol.staleness=8"});
+  EXPECT_THROW(resolve(settings), ConfigError);
+  const Config config = resolve(settings, {.skip_foreign_params = true});
+  EXPECT_EQ(config.protocol.params.count("staleness"), 0u);
+}
+
+TEST(Resolve, SkippingForeignParametersStillChecksKnownOnes) {
+  const UserSettings settings =
+      testing::settings_from({"protocol.name=ssp", "protocol.staleness=2.5"});
+  EXPECT_THROW(resolve(settings, {.skip_foreign_params = true}), ConfigError);
+}
+
+TEST(Resolve, ResolvedConfigIsConsistent) {
+  EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=1,start=0,duration=1,slowdown=2}]",
+                           "cluster.workers=2"}),
+            "");
+}
+
+}  // namespace
+}  // namespace hetps::config

@@ -1,0 +1,77 @@
+// `--set KEY=VALUE`: VALUE is TOML (numbers, arrays, inline tables, quoted strings) or else a
+// bare word taken as a string.
+#include <gtest/gtest.h>
+
+#include "config_test_util.h"
+
+namespace hetps::config {
+namespace {
+
+using testing::resolve_sets;
+
+TEST(SetFlag, ReadsTomlNumbersBooleansAndArrays) {
+  const Config config = resolve_sets(
+      {"train.lr=0.25", "cluster.workers=2", "train.nesterov=true", "cluster.speeds=[1.0,0.5]"});
+  EXPECT_EQ(config.train.lr, 0.25);
+  EXPECT_EQ(config.cluster.workers, 2);
+  EXPECT_TRUE(config.train.nesterov);
+  EXPECT_EQ(config.cluster.speeds, (std::vector<double>{1.0, 0.5}));
+}
+
+TEST(SetFlag, AcceptsAnIntegerWhereANumberIsExpected) {
+  const Config config = resolve_sets({"train.lr=1", "cluster.speeds=[2, 1]"});
+  EXPECT_EQ(config.train.lr, 1.0);
+  EXPECT_EQ(config.cluster.speeds, (std::vector<double>{2.0, 1.0}));
+}
+
+TEST(SetFlag, TakesBareWordsAsStrings) {
+  const Config config = resolve_sets({"protocol.name=ssp", "data.name=fashion-mnist",
+                                      "data.dir=/tmp/my data", "run.name=a=b"});
+  EXPECT_EQ(config.protocol.name, "ssp");
+  EXPECT_EQ(config.data.name, "fashion-mnist");
+  EXPECT_EQ(config.data.dir, "/tmp/my data");
+  EXPECT_EQ(config.run.name, "a=b");
+}
+
+TEST(SetFlag, QuotedStringsAreTomlStrings) {
+  EXPECT_EQ(resolve_sets({"run.name=\"2024\""}).run.name, "2024");
+}
+
+TEST(SetFlag, InlineTableSetsOnlyTheKeysItNames) {
+  const Config config =
+      resolve_sets({"cluster.random_stragglers={rate_per_min=2, mean_duration=3}"});
+  EXPECT_EQ(config.cluster.random_stragglers.rate_per_min, 2.0);
+  EXPECT_EQ(config.cluster.random_stragglers.mean_duration, 3.0);
+  EXPECT_EQ(config.cluster.random_stragglers.slowdown_max, RandomStragglers{}.slowdown_max);
+}
+
+TEST(SetFlag, StragglersAreAnArrayOfTables) {
+  const Config config = resolve_sets(
+      {"cluster.stragglers=[{worker=1,start=10,duration=5,slowdown=3}, "
+       "{worker=0,start=0.5,duration=1,slowdown=2}]"});
+  ASSERT_EQ(config.cluster.stragglers.size(), 2u);
+  EXPECT_EQ(config.cluster.stragglers[0], (StragglerEpisode{1, 10, 5, 3}));
+  EXPECT_EQ(config.cluster.stragglers[1], (StragglerEpisode{0, 0.5, 1, 2}));
+}
+
+TEST(SetFlag, InfinityIsATomlFloat) {
+  EXPECT_EQ(resolve_sets({"train.max_time=120"}).train.max_time, 120.0);
+  EXPECT_EQ(resolve_sets({"train.max_time=inf"}).train.max_time,
+            std::numeric_limits<double>::infinity());
+}
+
+TEST(SetFlag, ProtocolWordParametersAreStrings) {
+  UserSettings settings;
+  settings.add_set("protocol.mode=greedy");
+  settings.add_set("protocol.steps=4");
+  settings.add_set("protocol.on=true");
+  Config config;
+  const GivenParams given = settings.apply_to(config);
+  EXPECT_EQ(given.at("mode").value, ParamValue("greedy"));
+  EXPECT_EQ(given.at("steps").value, ParamValue(4.0));
+  EXPECT_EQ(given.at("on").value, ParamValue(1.0));
+  EXPECT_EQ(given.at("steps").where, "--set protocol.steps=4");
+}
+
+}  // namespace
+}  // namespace hetps::config

