@@ -66,7 +66,7 @@ void take_image(const json& values, size_t begin, size_t size, PixelEncoding enc
 std::vector<int64_t> fixed_order(int64_t count, uint64_t stream) {
   std::vector<int64_t> order(static_cast<size_t>(count));
   std::iota(order.begin(), order.end(), int64_t{0});
-  std::mt19937_64 rng(derive_seed(kSplitSeed, {stream}));
+  std::mt19937_64 rng(derive_seed(kSplitSeed, SeedDomain::kFetchSplit, {stream}));
   shuffle(order, rng);
   return order;
 }

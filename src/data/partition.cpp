@@ -40,7 +40,7 @@ void check_arguments(const std::vector<int64_t>& labels, int classes, int worker
 Shards deal_iid(size_t samples, int workers, uint64_t seed) {
   std::vector<int64_t> order(samples);
   std::iota(order.begin(), order.end(), int64_t{0});
-  std::mt19937_64 rng(derive_seed(seed, {kIidStream}));
+  std::mt19937_64 rng(derive_seed(seed, SeedDomain::kPartition, {kIidStream}));
   shuffle(order, rng);
   Shards shards(static_cast<size_t>(workers));
   for (size_t i = 0; i < order.size(); ++i) shards[i % shards.size()].push_back(order[i]);
@@ -53,7 +53,7 @@ std::vector<std::vector<int>> assign_classes(int classes, int workers, int class
   const int held = std::max(classes_per_worker, (classes + workers - 1) / workers);
   std::vector<int64_t> class_order(static_cast<size_t>(classes));
   std::iota(class_order.begin(), class_order.end(), int64_t{0});
-  std::mt19937_64 rng(derive_seed(seed, {kClassOrderStream}));
+  std::mt19937_64 rng(derive_seed(seed, SeedDomain::kPartition, {kClassOrderStream}));
   shuffle(class_order, rng);
   std::vector<std::vector<int>> holders(static_cast<size_t>(classes));
   for (int w = 0; w < workers; ++w) {
@@ -87,7 +87,7 @@ Shards deal_label_skewed(const std::vector<int64_t>& labels, int classes, int wo
   Shards shards(static_cast<size_t>(workers));
   for (size_t k = 0; k < by_class.size(); ++k) {
     std::vector<int64_t>& samples = by_class[k];
-    std::mt19937_64 rng(derive_seed(seed, {kClassSamplesStream, k}));
+    std::mt19937_64 rng(derive_seed(seed, SeedDomain::kPartition, {kClassSamplesStream, k}));
     shuffle(samples, rng);
     // Near-equal contiguous chunks; the first `samples % holders` holders take one extra.
     const size_t h = holders[k].size();

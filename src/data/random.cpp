@@ -17,8 +17,8 @@ uint64_t splitmix64(uint64_t x) {
 
 }  // namespace
 
-uint64_t derive_seed(uint64_t seed, std::initializer_list<uint64_t> path) {
-  uint64_t h = splitmix64(seed);
+uint64_t derive_seed(uint64_t seed, SeedDomain domain, std::initializer_list<uint64_t> path) {
+  uint64_t h = splitmix64(splitmix64(seed) ^ splitmix64(static_cast<uint64_t>(domain)));
   for (uint64_t id : path) h = splitmix64(h ^ splitmix64(id));
   return h;
 }

@@ -10,9 +10,18 @@
 
 namespace hetps::data {
 
-// A seed for one independent stream, derived from the run seed and a path of stream ids
-// (e.g. {kTrainStream, sample}): nearby paths give unrelated seeds (splitmix64 finalizer).
-uint64_t derive_seed(uint64_t seed, std::initializer_list<uint64_t> path);
+// Who draws from a stream. Every user of the run seed in this part has its own domain, so two
+// purposes never share a stream even when their paths coincide.
+enum class SeedDomain : uint64_t {
+  kSynthetic = 1,
+  kPartition = 2,
+  kSampler = 3,
+  kFetchSplit = 4,
+};
+
+// A seed for one independent stream, derived from the run seed, the domain and a path of stream
+// ids (e.g. {kTrainStream, sample}): nearby paths give unrelated seeds (splitmix64 finalizer).
+uint64_t derive_seed(uint64_t seed, SeedDomain domain, std::initializer_list<uint64_t> path);
 
 // Uniform integer in [0, n), n > 0, without modulo bias.
 uint64_t uniform_below(std::mt19937_64& rng, uint64_t n);

@@ -31,8 +31,8 @@ void BatchSampler::start_epoch(int64_t epoch) {
   epoch_ = epoch;
   position_ = 0;
   std::copy(indices_.begin(), indices_.end(), order_.begin());
-  std::mt19937_64 rng(
-      derive_seed(seed_, {static_cast<uint64_t>(worker_), static_cast<uint64_t>(epoch)}));
+  std::mt19937_64 rng(derive_seed(seed_, SeedDomain::kSampler,
+                                  {static_cast<uint64_t>(worker_), static_cast<uint64_t>(epoch)}));
   shuffle(order_, rng);
 }
 

@@ -35,7 +35,7 @@ struct Blob {
 using Prototype = std::array<Blob, kBlobsPerClass>;
 
 std::array<Prototype, kClasses> make_prototypes(uint64_t seed) {
-  std::mt19937_64 rng(derive_seed(seed, {kPrototypeStream}));
+  std::mt19937_64 rng(derive_seed(seed, SeedDomain::kSynthetic, {kPrototypeStream}));
   std::array<Prototype, kClasses> prototypes;
   for (Prototype& prototype : prototypes) {
     for (Blob& blob : prototype) {
@@ -91,7 +91,8 @@ Dataset make_set(const std::array<Prototype, kClasses>& prototypes, int64_t size
   set.labels.resize(static_cast<size_t>(size));
   for (int64_t i = 0; i < size; ++i) {
     // One stream per sample: a sample does not depend on how many were drawn before it.
-    std::mt19937_64 rng(derive_seed(seed, {stream, static_cast<uint64_t>(i)}));
+    std::mt19937_64 rng(
+        derive_seed(seed, SeedDomain::kSynthetic, {stream, static_cast<uint64_t>(i)}));
     const int64_t label = i % kClasses;
     set.labels[i] = label;
     draw_sample(prototypes[label], rng, set.inputs.data() + i * set.sample_floats());
