@@ -1,65 +1,65 @@
 #include <gtest/gtest.h>
 
 #include "server/lr_schedule.h"
-#include "server/server_shard.h"
+#include "server/sgd_optimizer.h"
 
 namespace hetps::server {
 namespace {
 
-TEST(ServerShardTest, PlainSgdStepOnTheMeanOfGradients) {
+TEST(SgdOptimizerTest, PlainSgdStepOnTheMeanOfGradients) {
   std::vector<float> w = {1, 2, 3, 4};
-  ServerShard shard({0, 4}, w, SgdOptions{});
+  SgdOptimizer optimizer({0, 4}, w, SgdOptions{});
   std::vector<float> a = {1, 1, 1, 1}, b = {3, 3, 3, 3};
   const float* grads[] = {a.data(), b.data()};
   double weights[] = {0.5, 0.5};
-  shard.apply_gradients(grads, weights, 0.1, 0.0);
+  optimizer.apply_gradients(grads, weights, 0.1, 0.0);
   EXPECT_FLOAT_EQ(w[0], 0.8f);
   EXPECT_FLOAT_EQ(w[3], 3.8f);
 }
 
-TEST(ServerShardTest, TouchesOnlyItsRange) {
+TEST(SgdOptimizerTest, TouchesOnlyItsRange) {
   std::vector<float> w = {1, 1, 1, 1};
-  ServerShard shard({1, 3}, w, SgdOptions{});
+  SgdOptimizer optimizer({1, 3}, w, SgdOptions{});
   std::vector<float> g = {5, 5, 5, 5};
   const float* grads[] = {g.data()};
   double weights[] = {1.0};
-  shard.apply_gradients(grads, weights, 0.1, 0.0);
+  optimizer.apply_gradients(grads, weights, 0.1, 0.0);
   EXPECT_EQ(w, (std::vector<float>{1, 0.5f, 0.5f, 1}));
 }
 
-TEST(ServerShardTest, MomentumAndWeightDecayFollowTorchSgd) {
+TEST(SgdOptimizerTest, MomentumAndWeightDecayFollowTorchSgd) {
   // torch.optim.SGD(lr=0.1, momentum=0.9, weight_decay=0.01) on w=1 with g=1 twice:
   //  d1 = 1.01, b1 = 1.01, w1 = 1 - 0.101 = 0.899
   //  d2 = 1 + 0.00899 = 1.00899, b2 = 0.909 + 1.00899 = 1.91799, w2 = 0.899 - 0.191799
   std::vector<float> w = {1};
-  ServerShard shard({0, 1}, w, SgdOptions{false, 0.01});
+  SgdOptimizer optimizer({0, 1}, w, SgdOptions{false, 0.01});
   std::vector<float> g = {1};
   const float* grads[] = {g.data()};
   double weights[] = {1.0};
-  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  optimizer.apply_gradients(grads, weights, 0.1, 0.9);
   EXPECT_NEAR(w[0], 0.899, 1e-6);
-  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  optimizer.apply_gradients(grads, weights, 0.1, 0.9);
   EXPECT_NEAR(w[0], 0.899 - 0.191799, 1e-6);
 }
 
-TEST(ServerShardTest, Nesterov) {
+TEST(SgdOptimizerTest, Nesterov) {
   // d = 1, b = 1, w -= 0.1·(1 + 0.9·1)
   std::vector<float> w = {0};
-  ServerShard shard({0, 1}, w, SgdOptions{true, 0});
+  SgdOptimizer optimizer({0, 1}, w, SgdOptions{true, 0});
   std::vector<float> g = {1};
   const float* grads[] = {g.data()};
   double weights[] = {1.0};
-  shard.apply_gradients(grads, weights, 0.1, 0.9);
+  optimizer.apply_gradients(grads, weights, 0.1, 0.9);
   EXPECT_NEAR(w[0], -0.19, 1e-6);
 }
 
-TEST(ServerShardTest, MergesWeightedDeltasWithoutMomentum) {
+TEST(SgdOptimizerTest, MergesWeightedDeltasWithoutMomentum) {
   std::vector<float> w = {1, 1};
-  ServerShard shard({0, 2}, w, SgdOptions{});
+  SgdOptimizer optimizer({0, 2}, w, SgdOptions{});
   std::vector<float> a = {2, 4}, b = {-2, 0};
   const float* deltas[] = {a.data(), b.data()};
   double weights[] = {0.25, 0.5};
-  shard.merge_deltas(deltas, weights);
+  optimizer.merge_deltas(deltas, weights);
   EXPECT_EQ(w, (std::vector<float>{0.5f, 2.0f}));
 }
 
