@@ -29,12 +29,12 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
     const protocol::ParamSpec* spec = info.find_param(name);
     if (!spec) {
       if (options.skip_foreign_params) continue;
-      throw ConfigError(fmt::format("{}: unknown key protocol.{}; protocol {} has: {}",
-                                    param.where, name, info.name, protocol_keys(info)));
+      throw ConfigError(fmt::format("{}: unknown key protocol.{}; protocol {} has: {}", param.where,
+                                    name, info.name, protocol_keys(info)));
     }
     if (const auto why = protocol::check_param(*spec, param.value)) {
-      throw ConfigError(fmt::format("{}: protocol.{} (a parameter of {}): {}, got {}",
-                                    param.where, name, info.name, *why, describe(param.value)));
+      throw ConfigError(fmt::format("{}: protocol.{} (a parameter of {}): {}, got {}", param.where,
+                                    name, info.name, *why, describe(param.value)));
     }
     params[name] = param.value;
   }
@@ -68,15 +68,15 @@ void check_consistency(const Config& config) {
     const int worker = cluster.stragglers[i].worker;
     if (worker >= cluster.workers) {
       throw ConfigError(fmt::format(
-          "cluster.stragglers[{}].worker must be a worker id below cluster.workers ({}), got {}",
-          i, cluster.workers, worker));
+          "cluster.stragglers[{}].worker must be a worker id below cluster.workers ({}), got {}", i,
+          cluster.workers, worker));
     }
   }
   const RandomStragglers& random = cluster.random_stragglers;
   if (random.slowdown_max < random.slowdown_min) {
-    throw ConfigError(fmt::format(
-        "cluster.random_stragglers.slowdown_max must be >= slowdown_min ({}), got {}",
-        random.slowdown_min, random.slowdown_max));
+    throw ConfigError(
+        fmt::format("cluster.random_stragglers.slowdown_max must be >= slowdown_min ({}), got {}",
+                    random.slowdown_min, random.slowdown_max));
   }
   if (config.train.lr_schedule == "step" && config.train.lr_step_samples == 0) {
     throw ConfigError(

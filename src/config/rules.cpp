@@ -14,14 +14,8 @@ bool Range::contains(double value) const {
 }
 
 std::string Range::describe() const {
-  const bool bounded_below = min_ > -kInf;
-  const bool bounded_above = max_ < kInf;
-  if (bounded_below && bounded_above) {
-    return fmt::format(" in {}{}, {}{}", min_open_ ? '(' : '[', min_, max_, max_open_ ? ')' : ']');
-  }
-  if (bounded_below) return fmt::format(" {} {}", min_open_ ? ">" : ">=", min_);
-  if (bounded_above) return fmt::format(" {} {}", max_open_ ? "<" : "<=", max_);
-  return "";
+  if (max_ == kInf) return fmt::format(" {} {}", min_open_ ? ">" : ">=", min_);
+  return fmt::format(" in {}{}, {}{}", min_open_ ? '(' : '[', min_, max_, max_open_ ? ')' : ']');
 }
 
 bool Choices::allows(const std::string& word) const {

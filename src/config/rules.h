@@ -10,7 +10,6 @@ namespace hetps::config {
 // An interval of allowed numbers: ">= 1", "> 0", "in [0, 1)".
 class Range {
  public:
-  static Range any() { return {}; }
   static Range at_least(double min) { return {min, kInf, false, false}; }
   static Range above(double min) { return {min, kInf, true, false}; }
   // [min, max)
@@ -19,19 +18,18 @@ class Range {
   static Range left_open(double min, double max) { return {min, max, true, false}; }
 
   bool contains(double value) const;
-  // "" for any number, else " >= 1", " in [0, 1)": ready to follow "a number".
+  // " >= 1", " in [0, 1)": ready to follow "a number".
   std::string describe() const;
 
  private:
   static constexpr double kInf = std::numeric_limits<double>::infinity();
-  Range() = default;
   Range(double min, double max, bool min_open, bool max_open)
       : min_(min), max_(max), min_open_(min_open), max_open_(max_open) {}
 
-  double min_ = -kInf;
-  double max_ = kInf;
-  bool min_open_ = false;
-  bool max_open_ = false;
+  double min_;
+  double max_;  // kInf: no upper bound
+  bool min_open_;
+  bool max_open_;
 };
 
 // The words a string setting allows; empty allows any string.

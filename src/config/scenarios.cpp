@@ -16,15 +16,21 @@ struct ProtocolDefaults {
 // ones (ASP, SSP) apply every worker's gradient on its own, so they run a smaller step without
 // momentum, which stale gradients would otherwise amplify.
 const std::vector<ProtocolDefaults>& protocol_defaults() {
-  static const TrainingDefaults kAveraging{
-      .lr = 0.05, .momentum = 0.9, .batch_size = 32, .max_samples = 300000, .target_accuracy = 0.85};
-  static const TrainingDefaults kAsynchronous{
-      .lr = 0.01, .momentum = 0.0, .batch_size = 32, .max_samples = 300000, .target_accuracy = 0.85};
+  static const TrainingDefaults kAveraging{.lr = 0.05,
+                                           .momentum = 0.9,
+                                           .batch_size = 32,
+                                           .max_samples = 300000,
+                                           .target_accuracy = 0.85};
+  static const TrainingDefaults kAsynchronous{.lr = 0.01,
+                                              .momentum = 0.0,
+                                              .batch_size = 32,
+                                              .max_samples = 300000,
+                                              .target_accuracy = 0.85};
   static const std::vector<ProtocolDefaults> table = {
-      {"hetero-compute", "bsp", kAveraging},       {"hetero-compute", "local_sgd", kAveraging},
-      {"hetero-compute", "asp", kAsynchronous},    {"hetero-compute", "ssp", kAsynchronous},
-      {"hetero-network", "bsp", kAveraging},       {"hetero-network", "local_sgd", kAveraging},
-      {"hetero-network", "asp", kAsynchronous},    {"hetero-network", "ssp", kAsynchronous},
+      {"hetero-compute", "bsp", kAveraging},    {"hetero-compute", "local_sgd", kAveraging},
+      {"hetero-compute", "asp", kAsynchronous}, {"hetero-compute", "ssp", kAsynchronous},
+      {"hetero-network", "bsp", kAveraging},    {"hetero-network", "local_sgd", kAveraging},
+      {"hetero-network", "asp", kAsynchronous}, {"hetero-network", "ssp", kAsynchronous},
   };
   return table;
 }

@@ -64,8 +64,8 @@ toml::array toml_value(const std::vector<StragglerEpisode>& episodes) {
 
 void reject_unknown_key(const TableSite& site, const std::string& key, const std::string& table,
                         const std::vector<std::string>& known, const toml::node& node) {
-  std::string table_name = site.prefix.empty() || table.empty() ? site.prefix + table
-                                                                : site.prefix + "." + table;
+  std::string table_name =
+      site.prefix.empty() || table.empty() ? site.prefix + table : site.prefix + "." + table;
   if (table_name.empty()) table_name = "the top level";
   throw ConfigError(fmt::format("{}: unknown key {}; {} has: {}", site.source.where(node), key,
                                 table_name, fmt::join(known, ", ")));

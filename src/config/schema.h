@@ -32,18 +32,29 @@ struct MemberOf<T Class::*> {
   using Owner = Class;
 };
 
-// Binds `key` to the member reached through `path` (one member pointer per nesting level),
-// checked by `rule` (a Range, Choices or Unconstrained, as read_into takes for its type).
+// The member of `owner` that the member pointers lead to, one pointer per nesting level:
+// member(config, &Config::train, &TrainConfig::lr) is config.train.lr.
+template <class Owner, class First, class... Rest>
+auto& member(Owner& owner, First first, Rest... rest) {
+  if constexpr (sizeof...(rest) == 0) {
+    return owner.*first;
+  } else {
+    return member(owner.*first, rest...);
+  }
+}
+
+// Binds `key` to the member the pointers lead to, checked by `rule` (a Range, Choices or
+// Unconstrained, as read_into takes for the member's type).
 template <class Rule, class First, class... Rest>
 Field<typename MemberOf<First>::Owner> field(std::string key, Rule rule, First first,
                                              Rest... rest) {
   using Owner = typename MemberOf<First>::Owner;
   return {key,
           [=](const toml::node& node, Owner& owner, const ValueSite& site) {
-            read_into(((owner.*first) .* ... .* rest), node, rule, site);
+            read_into(member(owner, first, rest...), node, rule, site);
           },
           [=](const Owner& owner, toml::table& out) {
-            insert_at(out, key, toml_value(((owner.*first) .* ... .* rest)));
+            insert_at(out, key, toml_value(member(owner, first, rest...)));
           }};
 }
 
@@ -93,16 +104,15 @@ struct TableSite {
 
 [[noreturn]] void reject_unknown_key(const TableSite& site, const std::string& key,
                                      const std::string& table,
-                                     const std::vector<std::string>& known,
-                                     const toml::node& node);
+                                     const std::vector<std::string>& known, const toml::node& node);
 
 // Reads every key of `table` (which sits at `key_of_table` in the schema) into `owner`.
 template <class Owner>
 void read_table(const toml::table& table, const Schema<Owner>& schema, Owner& owner,
                 const TableSite& site, const std::string& key_of_table = "") {
   for (const auto& [name, node] : table) {
-    const std::string key =
-        key_of_table.empty() ? std::string(name.str()) : key_of_table + "." + std::string(name.str());
+    const std::string key = key_of_table.empty() ? std::string(name.str())
+                                                 : key_of_table + "." + std::string(name.str());
     const std::string full_key = site.prefix.empty() ? key : site.prefix + "." + key;
     if (const Field<Owner>* field = schema.find(key)) {
       field->read(node, owner, ValueSite{site.source, full_key});

@@ -37,8 +37,8 @@ void UserSettings::add_file(const std::filesystem::path& path) {
     table = toml::parse_file(path.string());
   } catch (const toml::parse_error& error) {
     if (!error.source().begin) {  // not opened, so nothing parsed
-      throw ConfigError(fmt::format("cannot read config file {}: {}", path.string(),
-                                    error.description()));
+      throw ConfigError(
+          fmt::format("cannot read config file {}: {}", path.string(), error.description()));
     }
     throw ConfigError(fmt::format("{}:{}:{}: invalid TOML: {}", path.string(),
                                   error.source().begin.line, error.source().begin.column,
@@ -51,8 +51,8 @@ void UserSettings::add_file(const std::filesystem::path& path) {
 void UserSettings::add_set(std::string_view assignment) {
   const size_t equals = assignment.find('=');
   if (equals == std::string_view::npos) {
-    throw ConfigError(fmt::format("--set {}: expected KEY=VALUE, e.g. --set train.lr=0.1",
-                                  assignment));
+    throw ConfigError(
+        fmt::format("--set {}: expected KEY=VALUE, e.g. --set train.lr=0.1", assignment));
   }
   add(assignment.substr(0, equals), assignment.substr(equals + 1),
       fmt::format("--set {}", assignment));
@@ -79,7 +79,8 @@ void UserSettings::add_layer(std::string_view key, toml::table value, std::strin
           "{}: malformed key \"{}\": expected names joined by dots, like train.lr", origin, key));
     }
     if (dot == std::string_view::npos) {
-      value.get("value")->visit([&](auto& node) { table->insert_or_assign(part, std::move(node)); });
+      value.get("value")->visit(
+          [&](auto& node) { table->insert_or_assign(part, std::move(node)); });
       break;
     }
     table = table->emplace<toml::table>(part).first->second.as_table();

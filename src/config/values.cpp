@@ -19,8 +19,7 @@ std::string float_literal(double value) {
 }
 
 template <class Integer>
-void read_integer(Integer& out, const toml::node& node, const Range& range,
-                  const ValueSite& site) {
+void read_integer(Integer& out, const toml::node& node, const Range& range, const ValueSite& site) {
   const auto value = node.value_exact<int64_t>();
   const bool fits = value && std::in_range<Integer>(*value);
   if (!fits || !range.contains(static_cast<double>(*value))) {
@@ -53,8 +52,7 @@ std::string toml_literal(const toml::node& node) {
   if (const auto* table = node.as_table()) {
     std::string text = "{";
     for (const auto& [key, value] : *table) {
-      text += fmt::format("{} {} = {}", text.size() > 1 ? "," : "", key.str(),
-                          toml_literal(value));
+      text += fmt::format("{} {} = {}", text.size() > 1 ? "," : "", key.str(), toml_literal(value));
     }
     return text + " }";
   }

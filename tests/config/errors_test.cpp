@@ -9,10 +9,10 @@
 namespace hetps::config {
 namespace {
 
-using ::testing::HasSubstr;
-using ::testing::StartsWith;
 using testing::ConfigFile;
+using ::testing::HasSubstr;
 using testing::resolve_error;
+using ::testing::StartsWith;
 
 TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
   EXPECT_EQ(resolve_error({"cluster.workers=0"}),
@@ -144,8 +144,7 @@ TEST(ConfigErrors, ChecksAcrossKeys) {
 
 TEST(ConfigErrors, FileErrorsNameTheFileAndLine) {
   const ConfigFile file("seed = 3\n\n[train]\nlr = -1.0\n");
-  EXPECT_EQ(resolve_error({}, &file),
-            file.path() + ":4: train.lr must be a number > 0, got -1.0");
+  EXPECT_EQ(resolve_error({}, &file), file.path() + ":4: train.lr must be a number > 0, got -1.0");
 }
 
 TEST(ConfigErrors, InvalidTomlNamesTheLineOfTheParseError) {

@@ -129,7 +129,8 @@ TEST(Resolve, ProtocolParameterMayComeBeforeTheProtocolIsChosen) {
 }
 
 TEST(Resolve, ForeignProtocolParametersAreSkippedOnlyWhenAsked) {
-  const UserSettings settings = testing::settings_from({"protocol.name=bsp", "protocol.staleness=8"});
+  const UserSettings settings =
+      testing::settings_from({"protocol.name=bsp", "protocol.staleness=8"});
   EXPECT_THROW(resolve(settings), ConfigError);
   const Config config = resolve(settings, {.skip_foreign_params = true});
   EXPECT_EQ(config.protocol.params.count("staleness"), 0u);

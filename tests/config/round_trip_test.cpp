@@ -10,8 +10,8 @@
 namespace hetps::config {
 namespace {
 
-using ::testing::HasSubstr;
 using testing::ConfigFile;
+using ::testing::HasSubstr;
 using testing::resolve_sets;
 
 Config read_back(const Config& config) {

@@ -25,8 +25,8 @@ TEST(SetFlag, AcceptsAnIntegerWhereANumberIsExpected) {
 }
 
 TEST(SetFlag, TakesBareWordsAsStrings) {
-  const Config config = resolve_sets({"protocol.name=ssp", "data.name=fashion-mnist",
-                                      "data.dir=/tmp/my data", "run.name=a=b"});
+  const Config config = resolve_sets(
+      {"protocol.name=ssp", "data.name=fashion-mnist", "data.dir=/tmp/my data", "run.name=a=b"});
   EXPECT_EQ(config.protocol.name, "ssp");
   EXPECT_EQ(config.data.name, "fashion-mnist");
   EXPECT_EQ(config.data.dir, "/tmp/my data");
@@ -46,9 +46,9 @@ TEST(SetFlag, InlineTableSetsOnlyTheKeysItNames) {
 }
 
 TEST(SetFlag, StragglersAreAnArrayOfTables) {
-  const Config config = resolve_sets(
-      {"cluster.stragglers=[{worker=1,start=10,duration=5,slowdown=3}, "
-       "{worker=0,start=0.5,duration=1,slowdown=2}]"});
+  const Config config =
+      resolve_sets({"cluster.stragglers=[{worker=1,start=10,duration=5,slowdown=3}, "
+                    "{worker=0,start=0.5,duration=1,slowdown=2}]"});
   ASSERT_EQ(config.cluster.stragglers.size(), 2u);
   EXPECT_EQ(config.cluster.stragglers[0], (StragglerEpisode{1, 10, 5, 3}));
   EXPECT_EQ(config.cluster.stragglers[1], (StragglerEpisode{0, 0.5, 1, 2}));

@@ -1,0 +1,52 @@
+#include <exception>
+#include <iostream>
+#include <stdexcept>
+#include <string>
+
+#include <fmt/ostream.h>
+#include <CLI/CLI.hpp>
+
+#include "cli/commands.h"
+#include "cli/main.h"
+
+namespace hetps::cli {
+namespace {
+
+// Keep in step with project(VERSION) in CMakeLists.txt.
+constexpr const char* kVersion = "hetps 0.1.0";
+
+constexpr int kRunFailed = 1;
+constexpr int kBadInput = 2;
+
+}  // namespace
+
+int main_entry(int argc, char** argv) {
+  CLI::App app(
+      "hetps: synchronization protocols for parameter servers on heterogeneous "
+      "clusters",
+      "hetps");
+  app.set_version_flag("--version", kVersion);
+  app.require_subcommand(1);
+  add_train_command(app);
+  add_compare_command(app);
+  add_data_command(app);
+  add_protocols_command(app);
+  try {
+    app.parse(argc, argv);
+    return 0;
+  } catch (const CLI::Success& done) {  // --help, --version
+    return app.exit(done);
+  } catch (const CLI::ParseError& error) {
+    fmt::print(std::cerr, "hetps: {}\nRun 'hetps --help' for the sub-commands and flags.\n",
+               error.what());
+    return kBadInput;
+  } catch (const std::invalid_argument& error) {  // config, flags, the engine refusing a config
+    fmt::print(std::cerr, "hetps: {}\n", error.what());
+    return kBadInput;
+  } catch (const std::exception& error) {
+    fmt::print(std::cerr, "hetps: error: {}\n", error.what());
+    return kRunFailed;
+  }
+}
+
+}  // namespace hetps::cli

@@ -1,0 +1,47 @@
+// `hetps data fetch NAME [--dir DIR]`: downloads and converts a data set (see data/fetch.h).
+#include <algorithm>
+#include <iostream>
+#include <memory>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/commands.h"
+#include "cli/usage_error.h"
+#include "config/config.h"
+#include "data/fetch.h"
+
+namespace hetps::cli {
+namespace {
+
+struct FetchFlags {
+  std::string name;
+  std::string dir = config::DataConfig{}.dir;  // where `data.dir` looks by default
+};
+
+// An unknown name is bad input (exit status 2), not a failed download.
+void fetch(const FetchFlags& flags) {
+  const std::vector<std::string> names = data::fetchable_datasets();
+  if (std::find(names.begin(), names.end(), flags.name) == names.end()) {
+    throw UsageError(fmt::format("data fetch: unknown data set \"{}\"; known: {}", flags.name,
+                                 fmt::join(names, ", ")));
+  }
+  data::fetch_dataset(flags.name, flags.dir, std::cout);
+}
+
+}  // namespace
+
+void add_data_command(CLI::App& app) {
+  CLI::App* data_command = app.add_subcommand("data", "Manage data sets");
+  data_command->require_subcommand(1);
+  CLI::App* fetch_command =
+      data_command->add_subcommand("fetch", "Download a data set into DIR/NAME");
+  auto flags = std::make_shared<FetchFlags>();
+  fetch_command->add_option("NAME", flags->name, "Data set, e.g. fashion-mnist")->required();
+  fetch_command->add_option("--dir", flags->dir, "Data directory")
+      ->type_name("DIR")
+      ->capture_default_str();
+  fetch_command->callback([flags] { fetch(*flags); });
+}
+
+}  // namespace hetps::cli

@@ -1,0 +1,56 @@
+#include "cli/run_files.h"
+
+#include <cctype>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "config/toml_writer.h"
+
+namespace hetps::cli {
+namespace {
+
+void write_file(const std::filesystem::path& file, std::string_view text) {
+  std::ofstream out(file);
+  out << text;
+  out.flush();
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
+}
+
+}  // namespace
+
+void write_config(const std::filesystem::path& dir, const config::Config& config) {
+  write_file(dir / "config.toml",
+             "# The resolved configuration of this run: `hetps train --config config.toml` "
+             "runs it again.\n" +
+                 config::to_toml_text(config));
+}
+
+void write_summary(const std::filesystem::path& dir, const metrics::Summary& summary) {
+  write_file(dir / "summary.json", metrics::to_json(summary).dump(2) + "\n");
+}
+
+RunLog::RunLog(const std::filesystem::path& dir) : file_(dir / "log.jsonl"), out_(file_) {
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}", file_.string()));
+}
+
+void RunLog::on_eval(const metrics::EvalRecord& record) { write_line(metrics::to_json(record)); }
+
+void RunLog::on_event(const nlohmann::json& record) { write_line(record); }
+
+void RunLog::write_line(const nlohmann::json& record) {
+  out_ << record.dump() << '\n' << std::flush;
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}", file_.string()));
+}
+
+std::string run_directory_name(std::string_view run_name) {
+  std::string name(run_name);
+  for (char& c : name) {
+    const bool safe =
+        std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+    if (!safe) c = '_';
+  }
+  return name;
+}
+
+}  // namespace hetps::cli

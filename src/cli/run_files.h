@@ -1,0 +1,37 @@
+// The files of a run directory: config.toml (the resolved config, re-loadable with --config),
+// log.jsonl (the run log, one JSON record a line) and summary.json.
+#pragma once
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <string_view>
+
+#include "config/config.h"
+#include "engine/engine.h"
+#include "metrics/records.h"
+
+namespace hetps::cli {
+
+void write_config(const std::filesystem::path& dir, const config::Config& config);
+void write_summary(const std::filesystem::path& dir, const metrics::Summary& summary);
+
+// Writes the run log to `<dir>/log.jsonl` as the engine produces it, each line flushed so a
+// running job can be followed with `tail -f`.
+class RunLog : public engine::RunListener {
+ public:
+  explicit RunLog(const std::filesystem::path& dir);
+  void on_eval(const metrics::EvalRecord& record) override;
+  void on_event(const nlohmann::json& record) override;
+
+ private:
+  void write_line(const nlohmann::json& record);
+
+  std::filesystem::path file_;
+  std::ofstream out_;
+};
+
+// A directory name for a run name: "ssp:staleness=8" -> "ssp_staleness_8".
+std::string run_directory_name(std::string_view run_name);
+
+}  // namespace hetps::cli

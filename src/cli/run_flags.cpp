@@ -1,0 +1,29 @@
+#include "cli/run_flags.h"
+
+namespace hetps::cli {
+
+void add_run_flags(CLI::App& command, RunFlags& flags) {
+  command.add_option("--config", flags.config_file, "TOML file of settings")->type_name("FILE");
+  command
+      .add_option("--set", flags.sets,
+                  "Override one setting, e.g. --set train.lr=0.1 --set cluster.speeds=[1,0.5] "
+                  "(VALUE is TOML; a bare word is a string); repeatable, later wins")
+      ->type_name("KEY=VALUE")
+      ->allow_extra_args(false);
+  command
+      .add_option("--out", flags.out,
+                  "Output directory (train: runs/<run name>, compare: runs/compare)")
+      ->type_name("DIR");
+  command.add_flag("--quiet", flags.quiet,
+                   "Print nothing but errors (and, for train, the one-line result)");
+  command.add_flag("--force", flags.force, "Replace the output directory if it exists");
+}
+
+config::UserSettings user_settings(const RunFlags& flags) {
+  config::UserSettings settings;
+  if (!flags.config_file.empty()) settings.add_file(flags.config_file);
+  for (const std::string& assignment : flags.sets) settings.add_set(assignment);
+  return settings;
+}
+
+}  // namespace hetps::cli

@@ -1,0 +1,26 @@
+// The flags `train` and `compare` share, and the user settings they make.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "config/settings.h"
+
+namespace hetps::cli {
+
+struct RunFlags {
+  std::string config_file;        // empty: none
+  std::vector<std::string> sets;  // "KEY=VALUE", in the order given
+  std::string out;                // empty: the command's default
+  bool quiet = false;
+  bool force = false;
+};
+
+void add_run_flags(CLI::App& command, RunFlags& flags);
+
+// The config file (if any), then each --set in order.
+config::UserSettings user_settings(const RunFlags& flags);
+
+}  // namespace hetps::cli

@@ -1,0 +1,63 @@
+#include "cli/run_job.h"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "cli/run_files.h"
+#include "config/error.h"
+#include "data/load.h"
+#include "model/learner.h"
+
+namespace hetps::cli {
+namespace {
+
+// Sends the run log to the file and the progress display alike.
+class BothListeners : public engine::RunListener {
+ public:
+  BothListeners(engine::RunListener& first, engine::RunListener& second)
+      : first_(first), second_(second) {}
+  void on_eval(const metrics::EvalRecord& record) override {
+    first_.on_eval(record);
+    second_.on_eval(record);
+  }
+  void on_event(const nlohmann::json& record) override {
+    first_.on_event(record);
+    second_.on_event(record);
+  }
+
+ private:
+  engine::RunListener& first_;
+  engine::RunListener& second_;
+};
+
+}  // namespace
+
+void check_names(const config::Config& config) {
+  const auto check = [](std::string_view key, const auto& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) {
+      throw config::ConfigError(
+          fmt::format("{} must be one of: {}, got \"{}\"", key, fmt::join(names, ", "), name));
+    }
+  };
+  check("model.name", model::model_names(), config.model.name);
+  check("data.name", data::kDatasetNames, config.data.name);
+}
+
+metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
+                         engine::RunListener& progress) {
+  std::filesystem::create_directories(dir);
+  write_config(dir, config);
+  const data::DataSplit data = data::load_data(config.data, config.seed);
+  const data::Dataset& train = data.train;
+  const auto learner = model::make_learner(
+      config.model.name, {train.channels, train.height, train.width}, train.classes, config.seed);
+  RunLog log(dir);
+  BothListeners listeners(log, progress);
+  const metrics::Summary summary = engine::run(config, data, *learner, listeners);
+  write_summary(dir, summary);
+  return summary;
+}
+
+}  // namespace hetps::cli

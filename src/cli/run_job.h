@@ -1,0 +1,21 @@
+// One training job, from a resolved config to a finished run directory.
+#pragma once
+
+#include <filesystem>
+
+#include "config/config.h"
+#include "engine/engine.h"
+#include "metrics/records.h"
+
+namespace hetps::cli {
+
+// Throws ConfigError when `model.name` is not a registered model or `data.name` not a known
+// data set: the checks the libtorch-free config layer cannot make. Call it before loading data.
+void check_names(const config::Config& config);
+
+// Loads the data, builds the model and trains `config` on its engine, writing config.toml,
+// log.jsonl and summary.json into `dir`. Evaluations also go to `progress`.
+metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
+                         engine::RunListener& progress);
+
+}  // namespace hetps::cli

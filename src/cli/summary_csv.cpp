@@ -1,0 +1,61 @@
+#include "cli/summary_csv.h"
+
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace hetps::cli {
+namespace {
+
+// The keys of metrics::to_json(Summary), plus the run's directory, in reading order.
+constexpr const char* kColumns[] = {"run_name",
+                                    "protocol",
+                                    "seed",
+                                    "directory",
+                                    "final_accuracy",
+                                    "best_accuracy",
+                                    "target_accuracy",
+                                    "time_to_target",
+                                    "total_time",
+                                    "samples",
+                                    "updates",
+                                    "bytes_to_server",
+                                    "bytes_from_server",
+                                    "bytes_worker_to_worker",
+                                    "mean_staleness",
+                                    "max_staleness",
+                                    "wall_seconds",
+                                    "stop_reason",
+                                    "engine",
+                                    "workers"};
+
+// Strings quoted when they hold a separator or a quote; null (a target never reached) empty.
+std::string csv_cell(const nlohmann::json& value) {
+  if (value.is_null()) return "";
+  if (!value.is_string()) return value.dump();
+  const std::string text = value.get<std::string>();
+  if (text.find_first_of(",\"\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
+}  // namespace
+
+void write_summary_csv(const std::filesystem::path& file, const std::vector<CompletedRun>& runs) {
+  std::ofstream out(file);
+  out << fmt::format("{}\n", fmt::join(kColumns, ","));
+  for (const CompletedRun& run : runs) {
+    nlohmann::json row = metrics::to_json(run.summary);
+    row["directory"] = run.directory;
+    std::vector<std::string> cells;
+    for (const char* column : kColumns) cells.push_back(csv_cell(row.at(column)));
+    out << fmt::format("{}\n", fmt::join(cells, ","));
+  }
+  out.flush();
+  if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
+}
+
+}  // namespace hetps::cli

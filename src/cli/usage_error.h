@@ -1,0 +1,14 @@
+// Bad command-line input that is not a config setting: a malformed --protocols list, an
+// output directory that exists without --force. Exits with status 2, like every bad input.
+#pragma once
+
+#include <stdexcept>
+
+namespace hetps::cli {
+
+class UsageError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+}  // namespace hetps::cli

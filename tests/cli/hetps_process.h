@@ -1,0 +1,74 @@
+// Runs the `hetps` binary under test (HETPS_BINARY) and captures what it says, for tests that
+// check exit statuses and messages; plus a scratch directory per test for its outputs.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <array>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+namespace hetps::cli::testing {
+
+struct Outcome {
+  int exit_code = -1;
+  std::string output;  // stdout and stderr together
+};
+
+// Single-quoted for the shell, so arguments reach hetps exactly as written here.
+inline std::string shell_quote(const std::string& arg) {
+  std::string quoted = "'";
+  for (char c : arg) quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+inline Outcome run_hetps(const std::vector<std::string>& args) {
+  std::string command = shell_quote(HETPS_BINARY);
+  for (const std::string& arg : args) command += " " + shell_quote(arg);
+  command += " 2>&1";
+  Outcome outcome;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (!pipe) return outcome;
+  std::array<char, 4096> buffer;
+  for (size_t n; (n = fread(buffer.data(), 1, buffer.size(), pipe)) > 0;) {
+    outcome.output.append(buffer.data(), n);
+  }
+  const int status = pclose(pipe);
+  outcome.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return outcome;
+}
+
+// A fresh directory named after the running test; removed when destroyed.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = std::filesystem::path(::testing::TempDir()) /
+            ("hetps-" + std::string(test->test_suite_name()) + "." + test->name());
+    std::filesystem::remove_all(path_);
+    std::filesystem::create_directories(path_);
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path_); }
+  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
+  const std::filesystem::path& path() const { return path_; }
+
+ private:
+  std::filesystem::path path_;
+};
+
+// Settings for a run of about a second: synthetic data, two workers, a small budget.
+inline std::vector<std::string> tiny_run(std::vector<std::string> args) {
+  for (const char* set :
+       {"data.name=synthetic", "data.synthetic_train=512", "data.synthetic_test=128",
+        "train.max_samples=2000", "cluster.workers=2"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  return args;
+}
+
+}  // namespace hetps::cli::testing

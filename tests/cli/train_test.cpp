@@ -1,0 +1,154 @@
+// A tiny successful `hetps train`: the run directory, its files and their contents, and how
+// an existing directory is treated.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/hetps_process.h"
+
+namespace hetps::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Outcome;
+using testing::run_hetps;
+using testing::ScratchDir;
+using testing::tiny_run;
+
+std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
+  nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
+  summary.erase("wall_seconds");
+  return summary;
+}
+
+TEST(Train, WritesConfigLogAndSummary) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  const Outcome outcome = run_hetps(tiny_run({"train", "--out", run.string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("bsp finished (max_samples)"));
+  EXPECT_THAT(outcome.output, HasSubstr("run directory: " + run.string()));
+
+  const nlohmann::json summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  EXPECT_EQ(summary.at("protocol"), "bsp");
+  EXPECT_EQ(summary.at("run_name"), "bsp");
+  EXPECT_EQ(summary.at("engine"), "sim");
+  EXPECT_EQ(summary.at("workers"), 2);
+  EXPECT_EQ(summary.at("seed"), 1);
+  EXPECT_EQ(summary.at("stop_reason"), "max_samples");
+  EXPECT_GE(summary.at("samples").get<int64_t>(), 2000);
+  EXPECT_GT(summary.at("wall_seconds").get<double>(), 0.0);
+
+  std::ifstream log(run / "log.jsonl");
+  int evaluations = 0;
+  for (std::string line; std::getline(log, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    ASSERT_TRUE(record.contains("type")) << line;
+    evaluations += record.at("type") == "eval";
+  }
+  EXPECT_GE(evaluations, 1);
+
+  const std::string config = read_file(run / "config.toml");
+  EXPECT_THAT(config, HasSubstr("\nworkers = 2\n"));
+  EXPECT_THAT(config, HasSubstr("\nname = \"synthetic\"\n"));
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch.path()), {}), 1)
+      << "a staging directory was left behind";
+}
+
+TEST(Train, ConfigTomlReproducesTheRun) {
+  const ScratchDir scratch;
+  ASSERT_EQ(
+      run_hetps(tiny_run({"train", "--quiet", "--out", (scratch / "first").string()})).exit_code,
+      0);
+  const Outcome again =
+      run_hetps({"train", "--quiet", "--config", (scratch / "first" / "config.toml").string(),
+                 "--out", (scratch / "again").string()});
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(summary_without_wall_clock(scratch / "again"),
+            summary_without_wall_clock(scratch / "first"));
+  EXPECT_EQ(read_file(scratch / "again" / "log.jsonl"), read_file(scratch / "first" / "log.jsonl"));
+}
+
+TEST(Train, QuietPrintsOnlyTheResultLine) {
+  const ScratchDir scratch;
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--quiet", "--out", (scratch / "run").string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 1) << outcome.output;
+  EXPECT_THAT(outcome.output, ::testing::StartsWith("bsp: final accuracy "));
+}
+
+TEST(Train, ExistingOutputNeedsForce) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  std::filesystem::create_directories(run);
+  std::ofstream(run / "marker") << "old run";
+
+  const Outcome refused = run_hetps(tiny_run({"train", "--quiet", "--out", run.string()}));
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_THAT(refused.output, HasSubstr("output directory " + run.string() +
+                                        " exists; pass --force to replace it"));
+  EXPECT_TRUE(std::filesystem::exists(run / "marker"));
+
+  const Outcome forced =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--out", run.string()}));
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
+  EXPECT_FALSE(std::filesystem::exists(run / "marker"));
+  EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
+}
+
+TEST(Compare, WritesOneRunPerProtocolAndSummaryCsv) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome outcome =
+      run_hetps(tiny_run({"compare", "--protocols", "bsp,asp", "--out", out.string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("speed-up vs bsp"));
+
+  std::ifstream csv(out / "summary.csv");
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(csv, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_THAT(lines[0], ::testing::StartsWith("run_name,protocol,seed,directory,final_accuracy,"));
+  EXPECT_THAT(lines[1], ::testing::StartsWith("bsp,bsp,1,bsp/seed-1,"));
+  EXPECT_THAT(lines[2], ::testing::StartsWith("asp,asp,1,asp/seed-1,"));
+  for (const char* run : {"bsp/seed-1", "asp/seed-1"}) {
+    for (const char* file : {"config.toml", "log.jsonl", "summary.json"}) {
+      EXPECT_TRUE(std::filesystem::exists(out / run / file)) << run << "/" << file;
+    }
+  }
+}
+
+TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome outcome =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,ssp,ssp:staleness=7", "--seeds",
+                          "2", "--set", "protocol.staleness=5", "--out", out.string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_EQ(outcome.output, "");
+  EXPECT_THAT(read_file(out / "ssp" / "seed-2" / "config.toml"), HasSubstr("\nstaleness = 5\n"));
+  EXPECT_THAT(read_file(out / "ssp_staleness_7" / "seed-1" / "config.toml"),
+              HasSubstr("\nstaleness = 7\n"));
+  EXPECT_THAT(read_file(out / "ssp_staleness_7" / "seed-1" / "config.toml"),
+              HasSubstr("\n[run]\nname = \"ssp:staleness=7\"\n"));
+  EXPECT_THAT(read_file(out / "bsp" / "seed-2" / "config.toml"), HasSubstr("\nseed = 2\n"));
+  const nlohmann::json summary =
+      nlohmann::json::parse(read_file(out / "ssp_staleness_7" / "seed-2" / "summary.json"));
+  EXPECT_EQ(summary.at("run_name"), "ssp:staleness=7");
+  EXPECT_EQ(summary.at("seed"), 2);
+}
+
+}  // namespace
+}  // namespace hetps::cli
