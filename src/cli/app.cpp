@@ -12,8 +12,7 @@
 namespace hetps::cli {
 namespace {
 
-// Keep in step with project(VERSION) in CMakeLists.txt.
-constexpr const char* kVersion = "hetps 0.1.0";
+constexpr const char* kVersion = "hetps " HETPS_VERSION;  // project(VERSION) in CMakeLists.txt
 
 constexpr int kRunFailed = 1;
 constexpr int kBadInput = 2;

@@ -1,7 +1,8 @@
 // `hetps compare [--config FILE] --protocols LIST [--seeds N] [--set KEY=VALUE]... [--out DIR]
 // [--quiet] [--force]`: every --protocols entry on the same scenario for seeds seed, seed+1,
 // ..., one after another (each run uses the whole machine). Writes
-// <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table.
+// <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table (with
+// --quiet too).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -85,7 +86,8 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
 
 void compare(const CompareFlags& flags) {
   const std::vector<PlannedRun> runs = plan_runs(flags);
-  StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out, flags.run.force);
+  StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out, "summary.csv",
+                      flags.run.force);
   const ProgressStyle style = progress_style(flags.run.quiet);
   std::vector<CompletedRun> completed;
   for (size_t i = 0; i < runs.size(); ++i) {
@@ -99,10 +101,10 @@ void compare(const CompareFlags& flags) {
   }
   write_summary_csv(out.path() / "summary.csv", completed);
   out.commit();
-  if (!flags.run.quiet) {
-    fmt::print("\n{}\nruns and summary.csv in {}\n", format_compare_table(completed),
-               out.target().string());
-  }
+  // The table is the result, not progress: --quiet prints it too. The blank line sets it
+  // apart from the progress lines.
+  fmt::print("{}{}\nruns and summary.csv in {}\n", flags.run.quiet ? "" : "\n",
+             format_compare_table(completed), out.target().string());
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 namespace hetps::cli {
 
 // Runs `hetps <sub-command> ...`. Returns the exit status: 0 success, 1 a run failed,
-// 2 bad input (flags, config keys or values, an existing output directory).
+// 2 bad input (flags, config keys or values, an existing or unusable output directory, a
+// missing or corrupt data or trace file).
 int main_entry(int argc, char** argv);
 
 }  // namespace hetps::cli

@@ -15,8 +15,11 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
                   "Output directory (train: runs/<run name>, compare: runs/compare)")
       ->type_name("DIR");
   command.add_flag("--quiet", flags.quiet,
-                   "Print nothing but errors (and, for train, the one-line result)");
-  command.add_flag("--force", flags.force, "Replace the output directory if it exists");
+                   "Print no progress, only errors and the result (train: one line, compare: "
+                   "the table)");
+  command.add_flag("--force", flags.force,
+                   "Replace the output directory if it exists and is an earlier output (or "
+                   "empty)");
 }
 
 config::UserSettings user_settings(const RunFlags& flags) {

@@ -6,6 +6,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/run_files.h"
+#include "cli/usage_error.h"
 #include "config/error.h"
 #include "data/load.h"
 #include "model/learner.h"
@@ -49,15 +50,21 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
                          engine::RunListener& progress) {
   std::filesystem::create_directories(dir);
   write_config(dir, config);
-  const data::DataSplit data = data::load_data(config.data, config.seed);
-  const data::Dataset& train = data.train;
-  const auto learner = model::make_learner(
-      config.model.name, {train.channels, train.height, train.width}, train.classes, config.seed);
-  RunLog log(dir);
-  BothListeners listeners(log, progress);
-  const metrics::Summary summary = engine::run(config, data, *learner, listeners);
-  write_summary(dir, summary);
-  return summary;
+  try {
+    const data::DataSplit data = data::load_data(config.data, config.seed);
+    const data::Dataset& train = data.train;
+    const auto learner = model::make_learner(
+        config.model.name, {train.channels, train.height, train.width}, train.classes, config.seed);
+    RunLog log(dir);
+    BothListeners listeners(log, progress);
+    const metrics::Summary summary = engine::run(config, data, *learner, listeners);
+    write_summary(dir, summary);
+    return summary;
+  } catch (const data::DataError& error) {
+    // The data set's files and `cluster.trace` are files the user named: a missing or corrupt
+    // one is bad input, like a bad setting.
+    throw UsageError(error.what());
+  }
 }
 
 }  // namespace hetps::cli

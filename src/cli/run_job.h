@@ -14,7 +14,9 @@ namespace hetps::cli {
 void check_names(const config::Config& config);
 
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
-// log.jsonl and summary.json into `dir`. Evaluations also go to `progress`.
+// log.jsonl and summary.json into `dir`. Evaluations also go to `progress`. Throws UsageError
+// (bad input) with the data::DataError's message for a missing or corrupt data file or
+// `cluster.trace`.
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress);
 

@@ -2,22 +2,48 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "cli/usage_error.h"
 
 namespace hetps::cli {
 namespace fs = std::filesystem;
+namespace {
 
-StagedDirectory::StagedDirectory(const fs::path& target, bool replace) : replace_(replace) {
+// Whether the working directory is `dir` or lies below it: replacing `dir` would delete the
+// directory the user works in (`--out . --force`).
+bool holds_working_directory(const fs::path& dir) {
+  const fs::path outer = fs::canonical(dir);
+  const fs::path inner = fs::canonical(fs::current_path());
+  return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
+}
+
+UsageError not_an_output(const fs::path& target, const std::string& marker) {
+  return UsageError(
+      fmt::format("refusing to replace {}: it is not a hetps run directory (those hold {}); "
+                  "remove it yourself or choose another --out",
+                  target.string(), marker));
+}
+
+}  // namespace
+
+StagedDirectory::StagedDirectory(const fs::path& target, std::string marker, bool replace)
+    : marker_(std::move(marker)), replace_(replace) {
   // "runs/bsp/" names the same directory as "runs/bsp"; the staging sibling needs the latter.
   target_ = target.lexically_normal();
   if (!target_.has_filename()) target_ = target_.parent_path();
-  check_target_free();
+  check_target_replaceable();
   staging_ = target_;
   staging_ += fmt::format(".tmp-{}", getpid());
-  fs::remove_all(staging_);  // left by a killed run that had our pid
-  fs::create_directories(staging_);
+  try {
+    fs::remove_all(staging_);  // left by a killed run that had our pid
+    fs::create_directories(staging_);
+  } catch (const fs::filesystem_error& error) {
+    throw UsageError(fmt::format("--out {}: cannot create the output directory: {}",
+                                 target_.string(), error.code().message()));
+  }
 }
 
 StagedDirectory::~StagedDirectory() {
@@ -27,16 +53,29 @@ StagedDirectory::~StagedDirectory() {
 }
 
 void StagedDirectory::commit() {
-  check_target_free();
+  check_target_replaceable();
   fs::remove_all(target_);
   fs::rename(staging_, target_);
   committed_ = true;
 }
 
-void StagedDirectory::check_target_free() const {
-  if (!replace_ && fs::exists(target_)) {
-    throw UsageError(
-        fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
+void StagedDirectory::check_target_replaceable() const {
+  try {
+    if (!fs::exists(target_)) return;
+    if (!replace_) {
+      throw UsageError(
+          fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
+    }
+    if (!fs::is_directory(target_)) throw not_an_output(target_, marker_);
+    if (holds_working_directory(target_)) {
+      throw UsageError(fmt::format(
+          "refusing to replace {}: it contains the current working directory", target_.string()));
+    }
+    if (!fs::exists(target_ / marker_) && !fs::is_empty(target_))
+      throw not_an_output(target_, marker_);
+  } catch (const fs::filesystem_error& failure) {
+    throw UsageError(fmt::format("--out {}: cannot inspect the output directory: {}",
+                                 target_.string(), failure.code().message()));
   }
 }
 

@@ -2,20 +2,24 @@
 // place by commit(), so a failed or interrupted run never leaves a half-written directory
 // where a finished one is expected.
 //
-//   StagedDirectory out("runs/bsp", /*replace=*/false);   // throws if runs/bsp exists
+//   StagedDirectory out("runs/bsp", "summary.json", /*replace=*/false);  // throws if it exists
 //   write_files(out.path());
-//   out.commit();                                        // runs/bsp appears, complete
+//   out.commit();                                      // runs/bsp appears, complete
 #pragma once
 
 #include <filesystem>
+#include <string>
 
 namespace hetps::cli {
 
 class StagedDirectory {
  public:
-  // Throws UsageError when `target` exists and `replace` is false: checked here, before any
-  // work is done.
-  StagedDirectory(const std::filesystem::path& target, bool replace);
+  // `marker` is a file every finished output of this kind holds ("summary.json" for a run).
+  // Throws UsageError, before any work is done, when `target` exists and `replace` is false,
+  // or when `replace` is true but `target` is not an earlier output (a directory holding
+  // `marker`) nor an empty directory, or it contains the working directory; and when the
+  // staging directory cannot be created (naming `--out`).
+  StagedDirectory(const std::filesystem::path& target, std::string marker, bool replace);
   // Removes the staging directory unless committed.
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory&) = delete;
@@ -25,13 +29,15 @@ class StagedDirectory {
   const std::filesystem::path& path() const { return staging_; }
   const std::filesystem::path& target() const { return target_; }
 
-  // Moves the staged directory to `target`, replacing an existing one only now.
+  // Moves the staged directory to `target`, replacing an existing one only now (checked
+  // again, as at construction).
   void commit();
 
  private:
-  void check_target_free() const;
+  void check_target_replaceable() const;
 
   std::filesystem::path target_;
+  std::string marker_;
   std::filesystem::path staging_;
   bool replace_;
   bool committed_ = false;

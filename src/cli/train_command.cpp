@@ -45,7 +45,7 @@ void train(const RunFlags& flags) {
   const std::filesystem::path out =
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
-  StagedDirectory dir(out, flags.force);
+  StagedDirectory dir(out, "summary.json", flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
   const metrics::Summary summary = run_job(config, dir.path(), progress);
   progress.finish();

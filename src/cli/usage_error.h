@@ -1,5 +1,6 @@
-// Bad command-line input that is not a config setting: a malformed --protocols list, an
-// output directory that exists without --force. Exits with status 2, like every bad input.
+// Bad input that is not a config setting: a malformed --protocols list, an output directory
+// that exists without --force or cannot be created, a missing or corrupt data file. Exits with
+// status 2, like every bad input.
 #pragma once
 
 #include <stdexcept>

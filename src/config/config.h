@@ -45,10 +45,10 @@ struct TrainConfig {
   int64_t lr_step_samples = 0;           // step: multiply by lr_step_gamma every this many samples
   double lr_step_gamma = 0.1;
   double max_time = std::numeric_limits<double>::infinity();  // seconds; virtual on sim
-  int64_t max_samples = 300000;          // budget: samples processed across all workers
-  double target_accuracy = 0.85;         // fraction in (0, 1]
-  double eval_interval = 2.0;            // seconds between evaluations; virtual on sim
-  bool stop_at_target = false;           // end the run once the target is reached
+  int64_t max_samples = 300000;   // budget: samples processed across all workers
+  double target_accuracy = 0.85;  // fraction in (0, 1]
+  double eval_interval = 2.0;     // seconds between evaluations; virtual on sim
+  bool stop_at_target = false;    // end the run once the target is reached
 
   bool operator==(const TrainConfig&) const = default;
 };
@@ -65,9 +65,9 @@ struct StragglerEpisode {
 
 // Random straggler episodes: each worker independently starts episodes as a Poisson process.
 struct RandomStragglers {
-  double rate_per_min = 0;     // expected episodes per worker per minute; 0 = none
-  double mean_duration = 5;    // seconds, exponentially distributed
-  double slowdown_min = 2;     // slowdown drawn uniformly from [min, max]
+  double rate_per_min = 0;   // expected episodes per worker per minute; 0 = none
+  double mean_duration = 5;  // seconds, exponentially distributed
+  double slowdown_min = 2;   // slowdown drawn uniformly from [min, max]
   double slowdown_max = 4;
 
   bool operator==(const RandomStragglers&) const = default;
@@ -77,18 +77,17 @@ struct ClusterConfig {
   std::string scenario = "hetero-compute";
   int workers = 8;
   int servers = 1;
-  std::vector<double> speeds = {1.0};           // relative compute speed, cycled over workers
-  double worker_gflops = 2.8;                   // a speed-1 worker's compute rate
-  double compute_noise = 0.05;                  // std-dev of the lognormal step-time noise
-  std::vector<double> link_gbps = {10.0};       // per-worker up/down link, cycled over workers
+  std::vector<double> speeds = {1.0};      // relative compute speed, cycled over workers
+  double worker_gflops = 2.8;              // a speed-1 worker's compute rate
+  double compute_noise = 0.05;             // std-dev of the lognormal step-time noise
+  std::vector<double> link_gbps = {10.0};  // per-worker up/down link, cycled over workers
   std::vector<double> link_latency_ms = {0.05};
-  double server_gbps = 10.0;                    // each server shard's up/down link
+  double server_gbps = 10.0;  // each server shard's up/down link
   double server_latency_ms = 0.05;
-  double apply_gbps = 80.0;                     // server apply rate (bytes of update per second)
-  double compress_gbps = 16.0;                  // top-k compression rate (ASHL's T_compress)
+  double apply_gbps = 80.0;     // server apply rate (bytes of update per second)
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
-  std::string trace;                            // CSV of per-worker relative speed over time
+  std::string trace;  // CSV of per-worker relative speed over time
 
   bool operator==(const ClusterConfig&) const = default;
 };
@@ -101,7 +100,8 @@ struct ProtocolConfig {
 };
 
 struct RunConfig {
-  std::string name;  // run_name in the summary; defaults to the protocol's name
+  // run_name in the summary and the run's directory name; defaults to the protocol's name.
+  std::string name;
 
   bool operator==(const RunConfig&) const = default;
 };
@@ -117,16 +117,6 @@ struct Config {
   RunConfig run;
 
   bool operator==(const Config&) const = default;
-
-  // The relative speed of worker `w`: `cluster.speeds` cycled over the workers.
-  double worker_speed(int w) const { return cycled(cluster.speeds, w); }
-  double worker_link_gbps(int w) const { return cycled(cluster.link_gbps, w); }
-  double worker_link_latency_ms(int w) const { return cycled(cluster.link_latency_ms, w); }
-
- private:
-  static double cycled(const std::vector<double>& values, int w) {
-    return values.empty() ? 1.0 : values[static_cast<size_t>(w) % values.size()];
-  }
 };
 
 }  // namespace hetps::config

@@ -1,8 +1,10 @@
 #include "config/resolve.h"
 
-#include <fmt/format.h>
-#include <fmt/ranges.h>
+#include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "cluster/validate.h"
 #include "config/error.h"
 #include "config/scenarios.h"
 #include "protocol/registry.h"
@@ -10,31 +12,17 @@
 namespace hetps::config {
 namespace {
 
-// The known keys of the [protocol] table for `info`: its name and its parameters.
-std::string protocol_keys(const protocol::ProtocolInfo& info) {
-  std::vector<std::string> keys = {"name"};
-  for (const auto& spec : info.params) keys.push_back(spec.name);
-  return fmt::format("{}", fmt::join(keys, ", "));
-}
-
-std::string describe(const ParamValue& value) {
-  if (const auto* word = std::get_if<std::string>(&value)) return fmt::format("\"{}\"", *word);
-  return fmt::format("{}", std::get<double>(value));
-}
-
 ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenParams& given,
                                const ResolveOptions& options) {
   ProtocolParams params;
   for (const auto& [name, param] : given) {
-    const protocol::ParamSpec* spec = info.find_param(name);
-    if (!spec) {
-      if (options.skip_foreign_params) continue;
-      throw ConfigError(fmt::format("{}: unknown key protocol.{}; protocol {} has: {}", param.where,
-                                    name, info.name, protocol_keys(info)));
-    }
-    if (const auto why = protocol::check_param(*spec, param.value)) {
-      throw ConfigError(fmt::format("{}: protocol.{} (a parameter of {}): {}, got {}", param.where,
-                                    name, info.name, *why, describe(param.value)));
+    if (options.skip_foreign_params && !info.find_param(name)) continue;
+    try {
+      // One parameter at a time, so that the registry's message can be prefixed with where
+      // the failing value was given.
+      protocol::complete_params(info, {{name, param.value}});
+    } catch (const std::invalid_argument& error) {
+      throw ConfigError(fmt::format("{}: {}", param.where, error.what()));
     }
     params[name] = param.value;
   }
@@ -63,20 +51,10 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
 }
 
 void check_consistency(const Config& config) {
-  const ClusterConfig& cluster = config.cluster;
-  for (size_t i = 0; i < cluster.stragglers.size(); ++i) {
-    const int worker = cluster.stragglers[i].worker;
-    if (worker >= cluster.workers) {
-      throw ConfigError(fmt::format(
-          "cluster.stragglers[{}].worker must be a worker id below cluster.workers ({}), got {}", i,
-          cluster.workers, worker));
-    }
-  }
-  const RandomStragglers& random = cluster.random_stragglers;
-  if (random.slowdown_max < random.slowdown_min) {
-    throw ConfigError(
-        fmt::format("cluster.random_stragglers.slowdown_max must be >= slowdown_min ({}), got {}",
-                    random.slowdown_min, random.slowdown_max));
+  try {
+    cluster::validate(config.cluster);
+  } catch (const std::invalid_argument& error) {
+    throw ConfigError(error.what());
   }
   if (config.train.lr_schedule == "step" && config.train.lr_step_samples == 0) {
     throw ConfigError(

@@ -17,8 +17,9 @@ struct ResolveOptions {
 // Throws ConfigError naming the key, the value and what is allowed.
 Config resolve(const UserSettings& settings, const ResolveOptions& options = {});
 
-// The checks that involve several keys (a straggler's worker against `cluster.workers`, ...);
-// resolve() runs them. Throws ConfigError.
+// The checks that involve several keys: the cluster as a whole (cluster::validate: a
+// straggler's worker against `cluster.workers`, ...) and the learning-rate schedule; resolve()
+// runs them. Throws ConfigError.
 void check_consistency(const Config& config);
 
 }  // namespace hetps::config

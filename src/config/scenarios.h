@@ -28,7 +28,6 @@ struct Scenario {
 const std::vector<Scenario>& scenarios();
 // nullptr when there is no such scenario.
 const Scenario* find_scenario(std::string_view name);
-std::vector<std::string> scenario_names();
 void apply_scenario(const Scenario& scenario, ClusterConfig& cluster);
 
 // The training settings a protocol runs with on a scenario unless the user sets them.

@@ -20,12 +20,6 @@ const Schema<StragglerEpisode>& straggler_schema() {
   return schema;
 }
 
-std::vector<std::string> protocol_names() {
-  std::vector<std::string> names;
-  for (const auto& info : protocol::all_protocols()) names.push_back(info.name);
-  return names;
-}
-
 }  // namespace
 
 // `cluster.stragglers`: a list of tables, each with every key of a straggler episode.
@@ -82,6 +76,9 @@ const Schema<Config>& config_schema() {
   const Range non_negative = Range::at_least(0);
   const Range at_least_one = Range::at_least(1);
   const Choices any_string;
+  // Sizes (workers, servers, batch, data sets) have upper bounds so that a typo gets an error
+  // message rather than an allocation failure.
+  const Range synthetic_size = Range::between(1, 10'000'000);
   static const Schema<Config> schema({
       field("seed", non_negative, &C::seed),
       field("engine", Choices{{"sim", "threads", "mpi"}}, &C::engine),
@@ -90,10 +87,11 @@ const Schema<Config>& config_schema() {
       field("data.name", any_string, &C::data, &Data::name),
       field("data.dir", any_string, &C::data, &Data::dir),
       field("data.partition", Choices{{"iid", "noniid"}}, &C::data, &Data::partition),
-      field("data.classes_per_worker", at_least_one, &C::data, &Data::classes_per_worker),
-      field("data.batch_size", at_least_one, &C::data, &Data::batch_size),
-      field("data.synthetic_train", at_least_one, &C::data, &Data::synthetic_train),
-      field("data.synthetic_test", at_least_one, &C::data, &Data::synthetic_test),
+      field("data.classes_per_worker", Range::between(1, 1000), &C::data,
+            &Data::classes_per_worker),
+      field("data.batch_size", Range::between(1, 65536), &C::data, &Data::batch_size),
+      field("data.synthetic_train", synthetic_size, &C::data, &Data::synthetic_train),
+      field("data.synthetic_test", synthetic_size, &C::data, &Data::synthetic_test),
       field("train.lr", positive, &C::train, &Train::lr),
       field("train.momentum", Range::half_open(0, 1), &C::train, &Train::momentum),
       field("train.nesterov", Unconstrained{}, &C::train, &Train::nesterov),
@@ -103,14 +101,15 @@ const Schema<Config>& config_schema() {
       field("train.lr_warmup_samples", non_negative, &C::train, &Train::lr_warmup_samples),
       field("train.lr_step_samples", non_negative, &C::train, &Train::lr_step_samples),
       field("train.lr_step_gamma", positive, &C::train, &Train::lr_step_gamma),
-      field("train.max_time", positive, &C::train, &Train::max_time),
+      field("train.max_time", positive.or_infinity(), &C::train, &Train::max_time),
       field("train.max_samples", at_least_one, &C::train, &Train::max_samples),
       field("train.target_accuracy", Range::left_open(0, 1), &C::train, &Train::target_accuracy),
-      field("train.eval_interval", positive, &C::train, &Train::eval_interval),
+      // A smaller interval has the simulator evaluate, not train.
+      field("train.eval_interval", Range::at_least(0.001), &C::train, &Train::eval_interval),
       field("train.stop_at_target", Unconstrained{}, &C::train, &Train::stop_at_target),
-      field("cluster.scenario", Choices{scenario_names()}, &C::cluster, &Cluster::scenario),
-      field("cluster.workers", at_least_one, &C::cluster, &Cluster::workers),
-      field("cluster.servers", at_least_one, &C::cluster, &Cluster::servers),
+      field("cluster.scenario", Choices::named(scenarios()), &C::cluster, &Cluster::scenario),
+      field("cluster.workers", Range::between(1, 4096), &C::cluster, &Cluster::workers),
+      field("cluster.servers", Range::between(1, 256), &C::cluster, &Cluster::servers),
       field("cluster.speeds", positive, &C::cluster, &Cluster::speeds),
       field("cluster.worker_gflops", positive, &C::cluster, &Cluster::worker_gflops),
       field("cluster.compute_noise", non_negative, &C::cluster, &Cluster::compute_noise),
@@ -119,7 +118,6 @@ const Schema<Config>& config_schema() {
       field("cluster.server_gbps", positive, &C::cluster, &Cluster::server_gbps),
       field("cluster.server_latency_ms", non_negative, &C::cluster, &Cluster::server_latency_ms),
       field("cluster.apply_gbps", positive, &C::cluster, &Cluster::apply_gbps),
-      field("cluster.compress_gbps", positive, &C::cluster, &Cluster::compress_gbps),
       field("cluster.stragglers", Unconstrained{}, &C::cluster, &Cluster::stragglers),
       field("cluster.random_stragglers.rate_per_min", non_negative, &C::cluster,
             &Cluster::random_stragglers, &Random::rate_per_min),
@@ -132,8 +130,9 @@ const Schema<Config>& config_schema() {
       field("cluster.trace", any_string, &C::cluster, &Cluster::trace),
       // The protocol's own parameters (`protocol.<parameter>`) depend on the protocol chosen:
       // they are read apart, see settings.h.
-      field("protocol.name", Choices{protocol_names()}, &C::protocol, &ProtocolConfig::name),
-      field("run.name", any_string, &C::run, &RunConfig::name),
+      field("protocol.name", Choices::named(protocol::all_protocols()), &C::protocol,
+            &ProtocolConfig::name),
+      field("run.name", DirectoryName{}, &C::run, &RunConfig::name),
   });
   return schema;
 }

@@ -24,11 +24,20 @@ void insert_param(toml::table& protocol, const std::string& name, const ParamVal
   }
 }
 
+// `run.name` defaults to `protocol.name` and is written only when it differs: a config.toml
+// that pinned it would name a run after the old protocol when loaded with another one
+// (`--config old/config.toml --set protocol.name=asp` would still be named "bsp").
+bool is_written(const Config& config, const std::string& key) {
+  return key != "run.name" || config.run.name != config.protocol.name;
+}
+
 }  // namespace
 
 toml::table to_toml(const Config& config) {
   toml::table root;
-  for (const auto& field : config_schema().fields()) field.write(config, root);
+  for (const auto& field : config_schema().fields()) {
+    if (is_written(config, field.key)) field.write(config, root);
+  }
   toml::table& protocol = *root["protocol"].as_table();
   for (const auto& [name, value] : config.protocol.params) insert_param(protocol, name, value);
   return root;
@@ -51,6 +60,7 @@ std::string to_toml_text(const Config& config) {
                         toml_literal(*toml::at_path(root, key).node()));
   };
   for (const auto& field : config_schema().fields()) {
+    if (!is_written(config, field.key)) continue;
     write_key(field.key);
     if (field.key == "protocol.name") {
       for (const auto& [name, value] : config.protocol.params) write_key("protocol." + name);

@@ -10,7 +10,8 @@
 
 namespace hetps::config {
 
-// Every key, the protocol's parameters under [protocol].
+// Every key but `run.name` when it is the default (the protocol's name); the protocol's
+// parameters under [protocol].
 toml::table to_toml(const Config& config);
 
 // The same as a document, keys in the order of config_schema() (not alphabetical), numbers in

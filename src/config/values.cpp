@@ -18,6 +18,19 @@ std::string float_literal(double value) {
   return text;
 }
 
+// "a finite number > 0": said where inf would otherwise seem to pass, as it passes "> 0".
+std::string numbers(const Range& range, std::string_view noun) {
+  const bool say_finite = range.open_ended() && !range.allows_infinity();
+  return fmt::format("{}{}{}", say_finite ? "finite " : "", noun, range.describe());
+}
+
+template <class Rule>
+void read_word(std::string& out, const toml::node& node, const Rule& rule, const ValueSite& site) {
+  const auto value = node.value_exact<std::string>();
+  if (!value || !rule.allows(*value)) site.reject(rule.describe(), node);
+  out = *value;
+}
+
 template <class Integer>
 void read_integer(Integer& out, const toml::node& node, const Range& range, const ValueSite& site) {
   const auto value = node.value_exact<int64_t>();
@@ -66,7 +79,7 @@ std::string toml_literal(const toml::node& node) {
 
 void read_into(double& out, const toml::node& node, const Range& range, const ValueSite& site) {
   const auto value = node.is_number() ? node.value<double>() : std::nullopt;
-  if (!value || !range.contains(*value)) site.reject("a number" + range.describe(), node);
+  if (!value || !range.contains(*value)) site.reject("a " + numbers(range, "number"), node);
   out = *value;
 }
 
@@ -90,14 +103,17 @@ void read_into(bool& out, const toml::node& node, Unconstrained, const ValueSite
 
 void read_into(std::string& out, const toml::node& node, const Choices& choices,
                const ValueSite& site) {
-  const auto value = node.value_exact<std::string>();
-  if (!value || !choices.allows(*value)) site.reject(choices.describe(), node);
-  out = *value;
+  read_word(out, node, choices, site);
+}
+
+void read_into(std::string& out, const toml::node& node, const DirectoryName& name,
+               const ValueSite& site) {
+  read_word(out, node, name, site);
 }
 
 void read_into(std::vector<double>& out, const toml::node& node, const Range& range,
                const ValueSite& site) {
-  const std::string allowed = "a non-empty list of numbers" + range.describe();
+  const std::string allowed = "a non-empty list of " + numbers(range, "numbers");
   const auto* array = node.as_array();
   if (!array || array->empty()) site.reject(allowed, node);
   std::vector<double> values;

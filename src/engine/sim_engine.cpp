@@ -91,7 +91,6 @@ metrics::Summary SimEngine::run() {
   for (int w = 0; w < workers; ++w) protocol_->on_pull_request(w, *this);
 
   evaluate(0.0);
-  double last_eval = 0.0;
   schedule(config_.train.eval_interval, EventKind::Evaluation);
   std::string stop_reason = "stalled";  // no update in flight and none to come
   while (updates_in_flight_ > 0) {
@@ -105,7 +104,6 @@ metrics::Summary SimEngine::run() {
     now_ = event.time;
     if (event.kind == EventKind::Evaluation) {
       evaluate(now_);
-      last_eval = now_;
       if (config_.train.stop_at_target && stats_.target_reached()) {
         stop_reason = "target";
         break;
@@ -124,11 +122,12 @@ metrics::Summary SimEngine::run() {
       break;
     }
   }
-  if (now_ > last_eval) evaluate(now_);
+  // The last record describes the final model, whatever the event that ended the run.
+  if (server_->version() != evaluated_version_ || now_ != evaluated_time_) evaluate(now_);
 
   metrics::Summary summary;
   summary.protocol = config_.protocol.name;
-  summary.run_name = config_.run.name.empty() ? config_.protocol.name : config_.run.name;
+  summary.run_name = config_.run.name;
   summary.engine = "sim";
   summary.workers = workers;
   summary.seed = config_.seed;
@@ -146,6 +145,8 @@ void SimEngine::evaluate(double time) {
                                                        test.size()});
   listener_.on_eval(stats_.evaluation(time, server_->version(), result.accuracy, result.loss,
                                       params::hash_parameters(server_->model())));
+  evaluated_version_ = server_->version();
+  evaluated_time_ = time;
 }
 
 void SimEngine::deliver(int update_id) {
@@ -180,6 +181,10 @@ double SimEngine::send_from_servers(int worker, double bytes, double time) {
 }
 
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
+  if (plan.send_to != protocol::kServer || plan.keep_ratio != 1.0) {
+    // Leader aggregation and top-k come with the protocols that need them (Petrel, ASHL).
+    throw std::logic_error("the simulator does not yet carry updates to leaders or compress them");
+  }
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
   const double sent = servers_free_at();
   const double pulled = send_from_servers(worker, model_bytes_, sent);

@@ -93,6 +93,8 @@ class SimEngine : public protocol::Actions {
   double now_ = 0;
   uint64_t sequence_ = 0;
   int updates_in_flight_ = 0;
+  int64_t evaluated_version_ = -1;
+  double evaluated_time_ = -1;
 };
 
 }  // namespace hetps::engine

@@ -23,9 +23,10 @@ double SimNetwork::send(int from, int to, double bytes, double time) {
   const double up_end = up_start + bytes / up.bytes_per_second;
   up.free_at = up_end;
   const double down_start = std::max(up_start + latency, down.free_at);
-  const double down_end = std::max(down_start + bytes / down.bytes_per_second, up_end + latency);
-  down.free_at = down_end;
-  return down_end;
+  // The downlink is busy only for its own transfer time: a slow sender must not hold a fast
+  // receiver's link while its bytes trickle in.
+  down.free_at = down_start + bytes / down.bytes_per_second;
+  return std::max(down.free_at, up_end + latency);
 }
 
 }  // namespace hetps::engine

@@ -1,8 +1,9 @@
 // The simulator's network (DESIGN.md, "The simulator's clock"): every node has an uplink and a
 // downlink, each a FIFO queue with its own bandwidth and latency. A message occupies the
 // sender's uplink, then the receiver's downlink; the downlink starts receiving one latency
-// after the uplink starts sending (pipelined), and cannot finish before the last byte left the
-// uplink plus the latency. So a busy server or a busy leader queues.
+// after the uplink starts sending (pipelined) and is busy for its own transfer time, and the
+// message cannot arrive before its last byte left the uplink plus the latency. So a busy
+// server or a busy leader queues.
 #pragma once
 
 #include <vector>

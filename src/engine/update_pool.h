@@ -1,6 +1,6 @@
 // Buffers for updates in flight: a worker writes its gradient or delta into one, the protocol
 // refers to it by id until the server applies or discards it. Buffers are reused, so the
-// steady state allocates nothing.
+// steady state allocates no model-sized memory.
 #pragma once
 
 #include <cstdint>

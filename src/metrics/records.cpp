@@ -41,28 +41,4 @@ nlohmann::json to_json(const Summary& s) {
           {"stop_reason", s.stop_reason}};
 }
 
-Summary summary_from_json(const nlohmann::json& j) {
-  Summary s;
-  s.protocol = j.at("protocol").get<std::string>();
-  s.run_name = j.at("run_name").get<std::string>();
-  s.engine = j.at("engine").get<std::string>();
-  s.workers = j.at("workers").get<int>();
-  s.seed = j.at("seed").get<uint64_t>();
-  s.final_accuracy = j.at("final_accuracy").get<double>();
-  s.best_accuracy = j.at("best_accuracy").get<double>();
-  s.target_accuracy = j.at("target_accuracy").get<double>();
-  if (!j.at("time_to_target").is_null()) s.time_to_target = j.at("time_to_target").get<double>();
-  s.total_time = j.at("total_time").get<double>();
-  s.samples = j.at("samples").get<int64_t>();
-  s.updates = j.at("updates").get<int64_t>();
-  s.bytes_to_server = j.at("bytes_to_server").get<int64_t>();
-  s.bytes_from_server = j.at("bytes_from_server").get<int64_t>();
-  s.bytes_worker_to_worker = j.value("bytes_worker_to_worker", int64_t{0});
-  s.mean_staleness = j.at("mean_staleness").get<double>();
-  s.max_staleness = j.at("max_staleness").get<int64_t>();
-  s.wall_seconds = j.at("wall_seconds").get<double>();
-  s.stop_reason = j.value("stop_reason", std::string());
-  return s;
-}
-
 }  // namespace hetps::metrics

@@ -43,11 +43,10 @@ struct Summary {
   double mean_staleness = 0;
   int64_t max_staleness = 0;
   double wall_seconds = 0;
-  std::string stop_reason;  // "max_samples", "max_time", "target"
+  std::string stop_reason;  // "max_samples", "max_time", "target", "stalled" (nothing in flight)
 };
 
 nlohmann::json to_json(const EvalRecord& record);
 nlohmann::json to_json(const Summary& summary);
-Summary summary_from_json(const nlohmann::json& json);
 
 }  // namespace hetps::metrics

@@ -37,6 +37,7 @@ struct Evaluation {
   double loss = 0;      // mean cross-entropy
 };
 
+// One model instance with its own libtorch module: use each Learner from one thread at a time.
 class Learner {
  public:
   virtual ~Learner() = default;
@@ -53,9 +54,10 @@ class Learner {
   virtual double flops_per_sample() const = 0;
 };
 
-// Creates a registered model. Throws std::invalid_argument naming the allowed names.
-std::unique_ptr<Learner> make_learner(const std::string& name, const InputShape& input,
-                                      int classes, uint64_t seed);
+// Creates a registered model (the built-ins, or your own: see model/register.h). Throws
+// std::invalid_argument naming the allowed names.
+std::unique_ptr<Learner> make_learner(const std::string& name, const InputShape& input, int classes,
+                                      uint64_t seed);
 // The names `make_learner` accepts, sorted.
 std::vector<std::string> model_names();
 

@@ -29,9 +29,6 @@ class StalenessBounded : public Protocol {
   nlohmann::json save_state() const override;
   void restore_state(const nlohmann::json& state) override;
 
-  int64_t started(int worker) const { return started_[worker]; }
-  int64_t pushed(int worker) const { return pushed_[worker]; }
-
  private:
   bool may_start_next_step(int worker) const;
   int64_t min_pushed_by_live() const;

@@ -48,24 +48,19 @@ void SynchronousRounds::close_round_if_complete(Actions& actions) {
   }
   contributions_.clear();
   actions.apply(order);
-  ++rounds_;
   std::set<int> released;
   released.swap(held_pulls_);
   for (int worker : released) actions.reply_pull(worker, plan_);
 }
 
 nlohmann::json SynchronousRounds::save_state() const {
-  return {{"live", live_},
-          {"contributions", contributions_},
-          {"held_pulls", held_pulls_},
-          {"rounds", rounds_}};
+  return {{"live", live_}, {"contributions", contributions_}, {"held_pulls", held_pulls_}};
 }
 
 void SynchronousRounds::restore_state(const nlohmann::json& state) {
   live_ = state.at("live").get<std::set<int>>();
   contributions_ = state.at("contributions").get<std::map<int, int>>();
   held_pulls_ = state.at("held_pulls").get<std::set<int>>();
-  rounds_ = state.at("rounds").get<int64_t>();
 }
 
 }  // namespace hetps::protocol

@@ -28,8 +28,6 @@ class SynchronousRounds : public Protocol {
   nlohmann::json save_state() const override;
   void restore_state(const nlohmann::json& state) override;
 
-  int64_t rounds_completed() const { return rounds_; }
-
  private:
   void close_round_if_complete(Actions& actions);
 
@@ -38,7 +36,6 @@ class SynchronousRounds : public Protocol {
   std::set<int> live_;
   std::map<int, int> contributions_;  // worker → update id, for the round being collected
   std::set<int> held_pulls_;
-  int64_t rounds_ = 0;
 };
 
 }  // namespace hetps::protocol

@@ -26,6 +26,9 @@ class ParameterServer {
  public:
   ParameterServer(const params::ParamLayout& layout, std::vector<float> initial_model,
                   const ServerOptions& options);
+  // The shards point into model_: a copy or a move would leave them pointing at another's.
+  ParameterServer(const ParameterServer&) = delete;
+  ParameterServer& operator=(const ParameterServer&) = delete;
 
   std::span<const float> model() const { return model_; }
   int64_t version() const { return version_; }

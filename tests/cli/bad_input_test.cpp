@@ -52,15 +52,15 @@ TEST(BadInput, UnknownKeyListsTheTablesKeys) {
 
 TEST(BadInput, WrongType) {
   expect_bad_input(train_with({"cluster.workers=two"}),
-                   "--set cluster.workers=two: cluster.workers must be an integer >= 1, got "
-                   "\"two\"");
+                   "--set cluster.workers=two: cluster.workers must be an integer in [1, 4096], "
+                   "got \"two\"");
 }
 
 // Every range is checked by tests/config; these show the command line passes them through.
 TEST(BadInput, OutOfRange) {
   expect_bad_input(train_with({"cluster.workers=0"}),
-                   "cluster.workers must be an integer >= 1, got 0");
-  expect_bad_input(train_with({"train.lr=-1"}), "train.lr must be a number > 0, got -1");
+                   "cluster.workers must be an integer in [1, 4096], got 0");
+  expect_bad_input(train_with({"train.lr=-1"}), "train.lr must be a finite number > 0, got -1");
   expect_bad_input(train_with({"train.momentum=1"}),
                    "train.momentum must be a number in [0, 1), got 1");
 }
@@ -87,7 +87,8 @@ TEST(BadInput, UnknownNamesListTheChoices) {
 
 TEST(BadInput, ProtocolParameter) {
   expect_bad_input(train_with({"protocol.name=ssp", "protocol.staleness=-1"}),
-                   "--set protocol.staleness=-1: protocol.staleness (a parameter of ssp): ");
+                   "--set protocol.staleness=-1: protocol.staleness: expected an integer in [0, "
+                   "1000000], got -1");
 }
 
 TEST(BadInput, UnreadableConfigFile) {
@@ -107,7 +108,7 @@ TEST(BadInput, ValueInConfigFileNamesFileAndLine) {
   const std::string file = (scratch / "exp.toml").string();
   std::ofstream(file) << "[cluster]\nworkers = 2\nservers = 0\n";
   expect_bad_input(run_hetps({"train", "--config", file}),
-                   file + ":3: cluster.servers must be an integer >= 1, got 0");
+                   file + ":3: cluster.servers must be an integer in [1, 256], got 0");
 }
 
 TEST(BadInput, EngineRefusingTheConfigLeavesNoRunDirectory) {
@@ -130,8 +131,13 @@ TEST(BadInput, CompareEntries) {
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp,bsp"}),
                    "entry \"bsp\" is listed twice");
   expect_bad_input(run_hetps({"compare", "--protocols", "ssp:staleness=x"}),
-                   "--protocols entry \"ssp:staleness=x\": protocol.staleness (a parameter of "
-                   "ssp): expected a number, got \"x\"");
+                   "--protocols entry \"ssp:staleness=x\": protocol.staleness: expected a "
+                   "number, got 'x'");
+  // The entry names its run, and so its directory.
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp,ssp:staleness=../.."}),
+                   "--protocols entry \"ssp:staleness=../..\": run.name must be a string usable "
+                   "as a directory name: non-empty, without '/', not \".\" or \"..\", got "
+                   "\"ssp:staleness=../..\"");
   expect_bad_input(run_hetps({"compare"}), "--protocols is required");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}), "--seeds");
 }
@@ -147,15 +153,53 @@ TEST(BadInput, UnknownDataSetToFetch) {
   expect_bad_input(run_hetps({"data", "fetch", "cifar"}), "unknown data set \"cifar\"; known: ");
 }
 
-TEST(RunFailure, MissingDataFilesExitWithOne) {
+// The data a run reads is input the user named: exit status 2, the message naming the file.
+TEST(BadInput, MissingDataFilesAreNamed) {
   const ScratchDir scratch;
   const Outcome outcome =
       run_hetps({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
                  "data.name=mnist", "--set", "data.dir=" + (scratch / "none").string()});
-  EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr("hetps: error: "));
+  expect_bad_input(outcome, "hetps: " + (scratch / "none" / "mnist").string() + "/");
+  EXPECT_THAT(outcome.output, HasSubstr(": file not found"));
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "bad input wrote files";
+}
+
+TEST(BadInput, CorruptDataFilesAreNamed) {
+  const ScratchDir scratch;
+  const auto dir = scratch / "data" / "mnist";
+  std::filesystem::create_directories(dir);
+  for (const char* file : {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                           "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    std::ofstream(dir / file) << "not an IDX file";
+  }
+  const Outcome outcome =
+      run_hetps({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
+                 "data.name=mnist", "--set", "data.dir=" + (scratch / "data").string()});
+  expect_bad_input(outcome, "hetps: " + dir.string() + "/");
   EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
-  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch.path()), {}), 0);
+}
+
+TEST(BadInput, BadTraceFileIsNamed) {
+  const ScratchDir scratch;
+  const std::string trace = (scratch / "trace.csv").string();
+  std::ofstream(trace) << "when,who,how\n";
+  const Outcome outcome =
+      run_hetps(testing::tiny_run({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
+                                   "cluster.trace=" + trace}));
+  expect_bad_input(outcome, "hetps: cluster.trace '" + trace + "', line 1: ");
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
+}
+
+TEST(BadInput, OutInsideAFileIsNamed) {
+  const ScratchDir scratch;
+  const auto file = scratch / "file";
+  std::ofstream(file) << "not a directory";
+  const auto out = file / "run";
+  expect_bad_input(
+      run_hetps(testing::tiny_run({"train", "--quiet", "--out", out.string()})),
+      "hetps: --out " + out.string() + ": cannot create the output directory: Not a directory\n");
+  expect_bad_input(run_hetps({"compare", "--quiet", "--protocols", "bsp", "--out", out.string()}),
+                   "hetps: --out " + out.string() + ": cannot create the output directory: ");
 }
 
 TEST(Informational, VersionAndProtocols) {

@@ -26,8 +26,11 @@ inline std::string shell_quote(const std::string& arg) {
   return quoted + "'";
 }
 
-inline Outcome run_hetps(const std::vector<std::string>& args) {
-  std::string command = shell_quote(HETPS_BINARY);
+// Runs hetps in `working_dir`, or in the test's own working directory when it is empty.
+inline Outcome run_hetps(const std::vector<std::string>& args,
+                         const std::filesystem::path& working_dir = {}) {
+  std::string command = working_dir.empty() ? "" : "cd " + shell_quote(working_dir) + " && ";
+  command += shell_quote(HETPS_BINARY);
   for (const std::string& arg : args) command += " " + shell_quote(arg);
   command += " 2>&1";
   Outcome outcome;

@@ -93,6 +93,7 @@ TEST(Train, ExistingOutputNeedsForce) {
   const ScratchDir scratch;
   const auto run = scratch / "run";
   std::filesystem::create_directories(run);
+  std::ofstream(run / "summary.json") << "{}";
   std::ofstream(run / "marker") << "old run";
 
   const Outcome refused = run_hetps(tiny_run({"train", "--quiet", "--out", run.string()}));
@@ -105,7 +106,82 @@ TEST(Train, ExistingOutputNeedsForce) {
       run_hetps(tiny_run({"train", "--quiet", "--force", "--out", run.string()}));
   ASSERT_EQ(forced.exit_code, 0) << forced.output;
   EXPECT_FALSE(std::filesystem::exists(run / "marker"));
+  EXPECT_NE(read_file(run / "summary.json"), "{}");
+}
+
+TEST(Train, ForceReplacesAnEmptyDirectory) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  std::filesystem::create_directories(run);
+  const Outcome forced =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--out", run.string()}));
+  ASSERT_EQ(forced.exit_code, 0) << forced.output;
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
+}
+
+// --force replaces earlier outputs only: a mistyped --out must not delete someone's work.
+TEST(Train, ForceRefusesWhatIsNotARunDirectory) {
+  const ScratchDir scratch;
+  const auto work = scratch / "work";
+  std::filesystem::create_directories(work);
+  std::ofstream(work / "notes.txt") << "mine";
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--out", work.string()}));
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_THAT(outcome.output,
+              HasSubstr("hetps: refusing to replace " + work.string() +
+                        ": it is not a hetps run directory (those hold summary.json)"));
+  EXPECT_TRUE(std::filesystem::exists(work / "notes.txt"));
+
+  const auto file = scratch / "file";
+  std::ofstream(file) << "mine";
+  const Outcome on_file =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--out", file.string()}));
+  EXPECT_EQ(on_file.exit_code, 2) << on_file.output;
+  EXPECT_THAT(on_file.output, HasSubstr("refusing to replace " + file.string()));
+  EXPECT_EQ(read_file(file), "mine");
+}
+
+TEST(Train, ForceNeverRemovesTheWorkingDirectory) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  std::filesystem::create_directories(run / "inside");
+  std::ofstream(run / "summary.json") << "{}";
+  for (const auto& [out, working_dir] :
+       {std::pair{std::string("."), run}, std::pair{run.string(), run / "inside"}}) {
+    const Outcome outcome =
+        run_hetps(tiny_run({"train", "--quiet", "--force", "--out", out}), working_dir);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_THAT(outcome.output, HasSubstr(": it contains the current working directory"));
+    EXPECT_TRUE(std::filesystem::exists(run / "inside")) << out;
+  }
+}
+
+// The default output is runs/<run name>: a run named ".." would be the working directory.
+TEST(Train, RunNameCannotLeaveTheRunsDirectory) {
+  const ScratchDir scratch;
+  std::ofstream(scratch / "keep.txt") << "mine";
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--set", "run.name=.."}), scratch.path());
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_THAT(outcome.output,
+              HasSubstr("--set run.name=..: run.name must be a string usable as a directory name: "
+                        "non-empty, without '/', not \".\" or \"..\", got \"..\""));
+  EXPECT_TRUE(std::filesystem::exists(scratch / "keep.txt"));
+}
+
+// A config.toml leaves out the default run name, so another protocol names the run anew.
+TEST(Train, ConfigTomlWithAnotherProtocolNamesTheRunAfterIt) {
+  const ScratchDir scratch;
+  ASSERT_EQ(
+      run_hetps(tiny_run({"train", "--quiet", "--out", (scratch / "first").string()})).exit_code,
+      0);
+  const Outcome asp =
+      run_hetps({"train", "--quiet", "--config", (scratch / "first" / "config.toml").string(),
+                 "--set", "protocol.name=asp", "--out", (scratch / "asp").string()});
+  ASSERT_EQ(asp.exit_code, 0) << asp.output;
+  EXPECT_THAT(asp.output, ::testing::StartsWith("asp: final accuracy "));
+  EXPECT_EQ(summary_without_wall_clock(scratch / "asp").at("run_name"), "asp");
 }
 
 TEST(Compare, WritesOneRunPerProtocolAndSummaryCsv) {
@@ -130,6 +206,37 @@ TEST(Compare, WritesOneRunPerProtocolAndSummaryCsv) {
   }
 }
 
+// --quiet silences the progress, not the result.
+TEST(Compare, QuietPrintsTheTableOnly) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome outcome =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output, ::testing::StartsWith("run "));
+  EXPECT_THAT(outcome.output, HasSubstr("speed-up vs bsp"));
+  EXPECT_THAT(outcome.output, HasSubstr("\nbsp "));
+  EXPECT_THAT(outcome.output, HasSubstr("\nasp "));
+  EXPECT_THAT(outcome.output,
+              ::testing::EndsWith("\nruns and summary.csv in " + out.string() + "\n"));
+  // The header, its rule, two rows, a blank line and where the files are: no progress lines.
+  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 6) << outcome.output;
+}
+
+TEST(Compare, ForceRefusesWhatIsNotAComparison) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  std::filesystem::create_directories(run);
+  std::ofstream(run / "summary.json") << "{}";
+  const Outcome outcome = run_hetps(
+      tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", run.string()}));
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_THAT(outcome.output,
+              HasSubstr("refusing to replace " + run.string() +
+                        ": it is not a hetps run directory (those hold summary.csv)"));
+  EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
+}
+
 TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
   const ScratchDir scratch;
   const auto out = scratch / "cmp";
@@ -137,7 +244,6 @@ TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
       run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,ssp,ssp:staleness=7", "--seeds",
                           "2", "--set", "protocol.staleness=5", "--out", out.string()}));
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_EQ(outcome.output, "");
   EXPECT_THAT(read_file(out / "ssp" / "seed-2" / "config.toml"), HasSubstr("\nstaleness = 5\n"));
   EXPECT_THAT(read_file(out / "ssp_staleness_7" / "seed-1" / "config.toml"),
               HasSubstr("\nstaleness = 7\n"));

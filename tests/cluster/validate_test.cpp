@@ -43,8 +43,6 @@ TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
       {[](auto& c) { c.server_latency_ms = -3; },
        "cluster.server_latency_ms = -3: must be a finite number >= 0"},
       {[](auto& c) { c.apply_gbps = 0; }, "cluster.apply_gbps = 0: must be a finite number > 0"},
-      {[](auto& c) { c.compress_gbps = -1; },
-       "cluster.compress_gbps = -1: must be a finite number > 0"},
       {[](auto& c) {
          c.stragglers = {{0, 0, 1, 2}, {8, 0, 1, 2}};
        },

@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "config/schema.h"
 #include "config_test_util.h"
 #include "protocol/registry.h"
 
@@ -16,11 +17,11 @@ using ::testing::StartsWith;
 
 TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
   EXPECT_EQ(resolve_error({"cluster.workers=0"}),
-            "--set cluster.workers=0: cluster.workers must be an integer >= 1, got 0");
+            "--set cluster.workers=0: cluster.workers must be an integer in [1, 4096], got 0");
   EXPECT_EQ(resolve_error({"cluster.servers=0"}),
-            "--set cluster.servers=0: cluster.servers must be an integer >= 1, got 0");
+            "--set cluster.servers=0: cluster.servers must be an integer in [1, 256], got 0");
   EXPECT_EQ(resolve_error({"train.lr=-0.1"}),
-            "--set train.lr=-0.1: train.lr must be a number > 0, got -0.1");
+            "--set train.lr=-0.1: train.lr must be a finite number > 0, got -0.1");
   EXPECT_EQ(resolve_error({"train.momentum=1.0"}),
             "--set train.momentum=1.0: train.momentum must be a number in [0, 1), got 1.0");
   EXPECT_EQ(resolve_error({"train.momentum=-0.5"}),
@@ -32,44 +33,127 @@ TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
             "--set train.target_accuracy=1.5: train.target_accuracy must be a number in (0, 1], "
             "got 1.5");
   EXPECT_EQ(resolve_error({"data.batch_size=0"}),
-            "--set data.batch_size=0: data.batch_size must be an integer >= 1, got 0");
+            "--set data.batch_size=0: data.batch_size must be an integer in [1, 65536], got 0");
   EXPECT_EQ(resolve_error({"train.eval_interval=0"}),
-            "--set train.eval_interval=0: train.eval_interval must be a number > 0, got 0");
+            "--set train.eval_interval=0: train.eval_interval must be a finite number >= 0.001, "
+            "got 0");
   EXPECT_EQ(resolve_error({"train.max_samples=-5"}),
             "--set train.max_samples=-5: train.max_samples must be an integer >= 1, got -5");
   EXPECT_EQ(resolve_error({"seed=-1"}), "--set seed=-1: seed must be an integer >= 0, got -1");
 }
 
 TEST(ConfigErrors, BoundaryValuesAreAccepted) {
-  EXPECT_EQ(resolve_error({"train.momentum=0", "train.target_accuracy=1", "cluster.workers=1",
-                           "data.batch_size=1", "cluster.compute_noise=0"}),
+  EXPECT_EQ(
+      resolve_error({"train.momentum=0", "train.target_accuracy=1", "cluster.workers=1",
+                     "data.batch_size=1", "cluster.compute_noise=0", "train.eval_interval=0.001"}),
+      "");
+  EXPECT_EQ(resolve_error({"cluster.workers=4096", "cluster.servers=256", "data.batch_size=65536",
+                           "data.synthetic_train=10000000", "data.synthetic_test=10000000",
+                           "data.classes_per_worker=1000"}),
             "");
+}
+
+// A size beyond what a run can hold is an error message, not an allocation failure later.
+TEST(ConfigErrors, SizesHaveUpperBounds) {
+  EXPECT_EQ(resolve_error({"cluster.workers=4097"}),
+            "--set cluster.workers=4097: cluster.workers must be an integer in [1, 4096], got "
+            "4097");
+  EXPECT_EQ(resolve_error({"cluster.servers=257"}),
+            "--set cluster.servers=257: cluster.servers must be an integer in [1, 256], got 257");
+  EXPECT_EQ(resolve_error({"data.batch_size=65537"}),
+            "--set data.batch_size=65537: data.batch_size must be an integer in [1, 65536], got "
+            "65537");
+  EXPECT_EQ(resolve_error({"data.synthetic_train=10000001"}),
+            "--set data.synthetic_train=10000001: data.synthetic_train must be an integer in [1, "
+            "10000000], got 10000001");
+  EXPECT_EQ(resolve_error({"data.synthetic_test=10000001"}),
+            "--set data.synthetic_test=10000001: data.synthetic_test must be an integer in [1, "
+            "10000000], got 10000001");
+  EXPECT_EQ(resolve_error({"data.classes_per_worker=1001"}),
+            "--set data.classes_per_worker=1001: data.classes_per_worker must be an integer in "
+            "[1, 1000], got 1001");
+}
+
+// A tiny interval would have the simulator evaluate without end.
+TEST(ConfigErrors, EvalIntervalHasALowerBound) {
+  EXPECT_EQ(resolve_error({"train.eval_interval=0.0009"}),
+            "--set train.eval_interval=0.0009: train.eval_interval must be a finite number >= "
+            "0.001, got 0.0009");
+}
+
+TEST(ConfigErrors, InfinityAndNanAreRejected) {
+  EXPECT_EQ(resolve_error({"train.lr=inf"}),
+            "--set train.lr=inf: train.lr must be a finite number > 0, got inf");
+  EXPECT_EQ(resolve_error({"train.weight_decay=nan"}),
+            "--set train.weight_decay=nan: train.weight_decay must be a finite number >= 0, got "
+            "nan");
+  EXPECT_EQ(resolve_error({"cluster.speeds=[1, inf]"}),
+            "--set cluster.speeds=[1, inf]: cluster.speeds must be a non-empty list of finite "
+            "numbers > 0, got [1, inf]");
+  EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]"}),
+            "--set cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]: "
+            "cluster.stragglers[0].start must be a finite number >= 0, got inf");
+  for (const auto& field : config_schema().fields()) {
+    if (field.key == "train.max_time") continue;
+    for (const char* value : {"inf", "-inf", "nan", "[inf]"}) {
+      const std::string set = field.key + "=" + value;
+      EXPECT_NE(resolve_error({set}), "") << set;
+    }
+  }
+}
+
+// inf is the default: no time limit.
+TEST(ConfigErrors, MaxTimeAllowsInfinityOnly) {
+  EXPECT_EQ(resolve_error({"train.max_time=inf"}), "");
+  EXPECT_EQ(resolve_error({"train.max_time=nan"}),
+            "--set train.max_time=nan: train.max_time must be a number > 0, or inf, got nan");
+  EXPECT_EQ(resolve_error({"train.max_time=-inf"}),
+            "--set train.max_time=-inf: train.max_time must be a number > 0, or inf, got -inf");
+}
+
+// The run's name is its directory's name: nothing that leaves or replaces the parent.
+TEST(ConfigErrors, RunNameIsOneDirectoryName) {
+  for (const char* name : {"..", ".", "a/b", "/", "\"\""}) {
+    const std::string set = std::string("run.name=") + name;
+    EXPECT_THAT(resolve_error({set}),
+                StartsWith("--set " + set +
+                           ": run.name must be a string usable as a directory name: non-empty, "
+                           "without '/', not \".\" or \"..\", got "))
+        << set;
+  }
+  EXPECT_EQ(resolve_error({"run.name=.."}),
+            "--set run.name=..: run.name must be a string usable as a directory name: "
+            "non-empty, without '/', not \".\" or \"..\", got \"..\"");
+  EXPECT_EQ(resolve_error({"run.name=..bsp.v2"}), "");
 }
 
 TEST(ConfigErrors, WrongTypesNameWhatIsExpected) {
   EXPECT_EQ(resolve_error({"train.lr=fast"}),
-            "--set train.lr=fast: train.lr must be a number > 0, got \"fast\"");
+            "--set train.lr=fast: train.lr must be a finite number > 0, got \"fast\"");
   EXPECT_EQ(resolve_error({"cluster.workers=2.5"}),
-            "--set cluster.workers=2.5: cluster.workers must be an integer >= 1, got 2.5");
+            "--set cluster.workers=2.5: cluster.workers must be an integer in [1, 4096], got "
+            "2.5");
   EXPECT_EQ(resolve_error({"train.nesterov=1"}),
             "--set train.nesterov=1: train.nesterov must be true or false, got 1");
-  EXPECT_EQ(resolve_error({"run.name=7"}), "--set run.name=7: run.name must be a string, got 7");
+  EXPECT_THAT(resolve_error({"run.name=7"}),
+              StartsWith("--set run.name=7: run.name must be a string usable as a directory "
+                         "name: "));
   EXPECT_EQ(resolve_error({"cluster=3"}), "--set cluster=3: cluster must be a table, got 3");
   EXPECT_EQ(resolve_error({"cluster.workers=99999999999"}),
-            "--set cluster.workers=99999999999: cluster.workers must be an integer >= 1, got "
-            "99999999999");
+            "--set cluster.workers=99999999999: cluster.workers must be an integer in [1, 4096], "
+            "got 99999999999");
 }
 
 TEST(ConfigErrors, ListsAreCheckedElementByElement) {
   EXPECT_EQ(resolve_error({"cluster.speeds=[1,-1]"}),
-            "--set cluster.speeds=[1,-1]: cluster.speeds must be a non-empty list of numbers > 0, "
-            "got [1, -1]");
+            "--set cluster.speeds=[1,-1]: cluster.speeds must be a non-empty list of finite "
+            "numbers > 0, got [1, -1]");
   EXPECT_EQ(resolve_error({"cluster.link_gbps=[]"}),
-            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of numbers > "
-            "0, got []");
+            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of finite "
+            "numbers > 0, got []");
   EXPECT_EQ(resolve_error({"cluster.link_latency_ms=0.5"}),
             "--set cluster.link_latency_ms=0.5: cluster.link_latency_ms must be a non-empty list "
-            "of numbers >= 0, got 0.5");
+            "of finite numbers >= 0, got 0.5");
 }
 
 TEST(ConfigErrors, UnknownWordsListTheChoices) {
@@ -102,15 +186,19 @@ TEST(ConfigErrors, UnknownKeysListTheKeysOfTheirTable) {
             "slowdown_max");
 }
 
+// The registry's messages, prefixed with where the value was given.
 TEST(ConfigErrors, ProtocolParametersAreCheckedAgainstTheProtocol) {
   EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.stale=8"}),
-            "--set protocol.stale=8: unknown key protocol.stale; protocol ssp has: name, "
-            "staleness");
+            "--set protocol.stale=8: protocol.stale: protocol 'ssp' has no parameter 'stale' (its "
+            "parameters: staleness)");
   EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.staleness=2.5"}),
-            "--set protocol.staleness=2.5: protocol.staleness (a parameter of ssp): expected an "
-            "integer, got 2.5");
+            "--set protocol.staleness=2.5: protocol.staleness: expected an integer, got 2.5");
+  EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.staleness=-1"}),
+            "--set protocol.staleness=-1: protocol.staleness: expected an integer in [0, "
+            "1000000], got -1");
   EXPECT_EQ(resolve_error({"protocol.name=bsp", "protocol.staleness=8"}),
-            "--set protocol.staleness=8: unknown key protocol.staleness; protocol bsp has: name");
+            "--set protocol.staleness=8: protocol.staleness: protocol 'bsp' has no parameter "
+            "'staleness' (its parameters: none)");
   EXPECT_EQ(resolve_error({"protocol.staleness=[1]"}),
             "--set protocol.staleness=[1]: protocol.staleness must be a number, true/false or a "
             "word, got [1]");
@@ -119,7 +207,7 @@ TEST(ConfigErrors, ProtocolParametersAreCheckedAgainstTheProtocol) {
 TEST(ConfigErrors, StragglersNameTheEpisode) {
   EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=0.5}]"}),
             "--set cluster.stragglers=[{worker=0,start=0,duration=1,slowdown=0.5}]: "
-            "cluster.stragglers[0].slowdown must be a number >= 1, got 0.5");
+            "cluster.stragglers[0].slowdown must be a finite number >= 1, got 0.5");
   EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=0,slowdown=2}]"}),
             "--set cluster.stragglers=[{worker=0,start=0,slowdown=2}]: cluster.stragglers[0] "
             "must be a table that sets duration, got { slowdown = 2, start = 0, worker = 0 }");
@@ -132,19 +220,22 @@ TEST(ConfigErrors, StragglersNameTheEpisode) {
             "start, duration, slowdown}, got 5");
 }
 
+// The cluster's own check (cluster::validate), raised as a ConfigError.
 TEST(ConfigErrors, ChecksAcrossKeys) {
   EXPECT_EQ(resolve_error({"cluster.workers=2",
                            "cluster.stragglers=[{worker=2,start=0,duration=1,slowdown=2}]"}),
-            "cluster.stragglers[0].worker must be a worker id below cluster.workers (2), got 2");
+            "cluster.stragglers[0].worker = 2: must be in [0, 2) (cluster.workers)");
   EXPECT_EQ(resolve_error({"cluster.random_stragglers={slowdown_min=3, slowdown_max=2}"}),
-            "cluster.random_stragglers.slowdown_max must be >= slowdown_min (3), got 2");
+            "cluster.random_stragglers.slowdown_max = 2: must be a finite number >= slowdown_min "
+            "(3)");
   EXPECT_EQ(resolve_error({"train.lr_schedule=step"}),
             "train.lr_step_samples must be >= 1 with train.lr_schedule = \"step\", got 0");
 }
 
 TEST(ConfigErrors, FileErrorsNameTheFileAndLine) {
   const ConfigFile file("seed = 3\n\n[train]\nlr = -1.0\n");
-  EXPECT_EQ(resolve_error({}, &file), file.path() + ":4: train.lr must be a number > 0, got -1.0");
+  EXPECT_EQ(resolve_error({}, &file),
+            file.path() + ":4: train.lr must be a finite number > 0, got -1.0");
 }
 
 TEST(ConfigErrors, InvalidTomlNamesTheLineOfTheParseError) {

@@ -29,10 +29,9 @@ TEST(Resolve, HeteroNetworkPutsTwoWorkersOnSlowLinks) {
   const Config config = resolve_sets({"cluster.scenario=hetero-network"});
   EXPECT_EQ(config.cluster.workers, 8);
   EXPECT_EQ(config.cluster.speeds, std::vector<double>{1});
-  EXPECT_EQ(config.worker_link_gbps(5), 10);
-  EXPECT_EQ(config.worker_link_gbps(6), 0.5);
-  EXPECT_EQ(config.worker_link_latency_ms(0), 0.05);
-  EXPECT_EQ(config.worker_link_latency_ms(7), 2.0);
+  EXPECT_EQ(config.cluster.link_gbps, (std::vector<double>{10, 10, 10, 10, 10, 10, 0.5, 0.5}));
+  EXPECT_EQ(config.cluster.link_latency_ms,
+            (std::vector<double>{0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 2.0, 2.0}));
 }
 
 TEST(Resolve, EveryScenarioResolvesWithEveryProtocol) {
@@ -97,14 +96,6 @@ TEST(Resolve, ExplicitClusterSettingsBeatTheScenario) {
   EXPECT_EQ(config.cluster.speeds, std::vector<double>{2.0});
   EXPECT_EQ(config.cluster.worker_gflops, 5.0);
   EXPECT_EQ(config.cluster.workers, 8);
-}
-
-TEST(Resolve, FewerWorkersThanScenarioSpeedsCyclesTheSpeeds) {
-  const Config three = resolve_sets({"cluster.workers=3"});
-  EXPECT_EQ(three.worker_speed(2), 1.0);
-  const Config ten = resolve_sets({"cluster.workers=10"});
-  EXPECT_EQ(ten.worker_speed(7), 0.25);
-  EXPECT_EQ(ten.worker_speed(8), 1.0);
 }
 
 TEST(Resolve, RunNameDefaultsToTheProtocolName) {

@@ -12,6 +12,7 @@ namespace {
 
 using testing::ConfigFile;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::resolve_sets;
 
 Config read_back(const Config& config) {
@@ -62,10 +63,31 @@ TEST(RoundTrip, ChangedScenarioDefaultsStayChanged) {
 TEST(RoundTrip, TextIsReadableTomlInSchemaOrder) {
   const std::string text = to_toml_text(resolve_sets({"protocol.name=ssp"}));
   EXPECT_THAT(text, ::testing::StartsWith("seed = 1\nengine = \"sim\"\n\n[model]\n"));
-  EXPECT_THAT(text, HasSubstr("\n[train]\nlr = 0.01\n"));
+  EXPECT_THAT(text, HasSubstr("\n[train]\nlr = 0.02\nmomentum = 0.5\n"));
   EXPECT_THAT(text, HasSubstr("\nrandom_stragglers.rate_per_min = 0.0\n"));
   EXPECT_THAT(text, HasSubstr("\n[protocol]\nname = \"ssp\"\nstaleness = "));
   EXPECT_THAT(text, HasSubstr("max_time = inf\n"));
+}
+
+// The default run name is the protocol's: left out, so that loading the file with another
+// protocol names the run after that one.
+TEST(RoundTrip, DefaultRunNameIsNotWritten) {
+  const Config bsp = resolve_sets({"protocol.name=bsp"});
+  const std::string text = to_toml_text(bsp);
+  EXPECT_THAT(text, Not(HasSubstr("[run]")));
+  EXPECT_FALSE(to_toml(bsp).contains("run"));
+  EXPECT_EQ(read_back(bsp), bsp);
+
+  const ConfigFile file(text);
+  EXPECT_EQ(resolve_sets({"protocol.name=asp"}, &file).run.name, "asp");
+}
+
+TEST(RoundTrip, ChosenRunNameIsWritten) {
+  const Config config = resolve_sets({"protocol.name=bsp", "run.name=baseline"});
+  const std::string text = to_toml_text(config);
+  EXPECT_THAT(text, HasSubstr("\n[run]\nname = \"baseline\"\n"));
+  const ConfigFile file(text);
+  EXPECT_EQ(resolve_sets({"protocol.name=asp"}, &file).run.name, "baseline");
 }
 
 TEST(RoundTrip, TableHoldsEveryKeyAndTheProtocolParameters) {

@@ -1,0 +1,204 @@
+#include <torch/nn/module.h>
+#include <torch/utils.h>
+
+#include <algorithm>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/flop_counter.h"
+#include "model/module_learner.h"
+
+namespace hetps::model {
+namespace {
+
+// Evaluation runs in chunks so that a whole test set's activations never sit in memory at once.
+constexpr int64_t kEvaluationChunk = 1000;
+
+// Backward costs about twice the forward pass: one product for the gradient of the inputs and
+// one for the gradient of the weights, per forward product.
+constexpr double kForwardBackwardOverForward = 3.0;
+
+std::string shape_text(c10::IntArrayRef sizes) {
+  std::string text = "[";
+  for (size_t i = 0; i < sizes.size(); ++i) text += (i ? ", " : "") + std::to_string(sizes[i]);
+  return text + "]";
+}
+
+// A view of `slot` in the flat buffer at `base`: the tensor and the buffer share memory.
+torch::Tensor view_of(const float* base, const params::TensorSlot& slot) {
+  // libtorch has no read-only tensors; the forward pass only reads the parameters.
+  return torch::from_blob(const_cast<float*>(base) + slot.offset, slot.shape);
+}
+
+class ModuleLearner final : public Learner {
+ public:
+  ModuleLearner(std::string name, torch::nn::AnyModule module, const InputShape& input, int classes)
+      : name_(std::move(name)), module_(std::move(module)), input_(input), classes_(classes) {
+    for (const auto& parameter : module_.ptr()->named_parameters()) {
+      if (parameter.value().scalar_type() != torch::kFloat) {
+        throw std::invalid_argument("model '" + name_ + "': parameter '" + parameter.key() +
+                                    "' is " +
+                                    std::string(c10::toString(parameter.value().scalar_type())) +
+                                    "; hetps needs float32 parameters");
+      }
+      layout_.add(parameter.key(), parameter.value().sizes().vec());
+      parameters_.push_back(parameter.value());
+    }
+    if (parameters_.empty()) {
+      throw std::invalid_argument("model '" + name_ + "' has no parameters to train");
+    }
+    initial_.resize(layout_.size());
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const auto& slot = layout_.tensors()[i];
+      std::memcpy(initial_.data() + slot.offset, parameters_[i].contiguous().data_ptr<float>(),
+                  slot.count * sizeof(float));
+    }
+    training_ = module_.ptr()->is_training();
+    flops_per_sample_ = kForwardBackwardOverForward * probe_forward_flops();
+  }
+
+  const params::ParamLayout& layout() const override { return layout_; }
+
+  void initial_parameters(std::span<float> out) const override {
+    check_floats("initial_parameters: out", out.size());
+    std::copy(initial_.begin(), initial_.end(), out.begin());
+  }
+
+  double gradient(std::span<const float> params, const Batch& batch,
+                  std::span<float> grad) override {
+    check_floats("gradient: params", params.size());
+    check_floats("gradient: grad", grad.size());
+    check_batch("gradient", batch);
+    bind_parameters(params.data());
+    bind_gradients(grad.data());
+    set_training(true);
+    // Backward accumulates into the gradient views.
+    std::fill(grad.begin(), grad.end(), 0.0f);
+    auto loss =
+        torch::cross_entropy_loss(forward(batch, 0, batch.size), labels(batch, 0, batch.size));
+    loss.backward();
+    return loss.item<double>();
+  }
+
+  Evaluation evaluate(std::span<const float> params, const Batch& data) override {
+    check_floats("evaluate: params", params.size());
+    check_batch("evaluate", data);
+    bind_parameters(params.data());
+    set_training(false);
+    torch::NoGradGuard no_grad;
+    double loss_sum = 0;
+    int64_t correct = 0;
+    for (int64_t first = 0; first < data.size; first += kEvaluationChunk) {
+      const int64_t count = std::min(kEvaluationChunk, data.size - first);
+      const auto logits = forward(data, first, count);
+      const auto truth = labels(data, first, count);
+      loss_sum += torch::cross_entropy_loss(logits, truth, {}, at::Reduction::Sum).item<double>();
+      correct += logits.argmax(1).eq(truth).sum().item<int64_t>();
+    }
+    const auto samples = static_cast<double>(data.size);
+    return Evaluation{static_cast<double>(correct) / samples, loss_sum / samples};
+  }
+
+  double flops_per_sample() const override { return flops_per_sample_; }
+
+ private:
+  // Runs one sample through the module, checking the logits' shape and counting the work.
+  double probe_forward_flops() {
+    torch::NoGradGuard no_grad;
+    set_training(false);  // a probe must not move a custom module's running statistics
+    ForwardFlopCounter counter;
+    const auto logits = module_.forward<torch::Tensor>(
+        torch::zeros({1, input_.channels, input_.height, input_.width}));
+    if (logits.dim() != 2 || logits.size(0) != 1 || logits.size(1) != classes_) {
+      throw std::invalid_argument("model '" + name_ + "': forward on an input of shape " +
+                                  shape_text({1, input_.channels, input_.height, input_.width}) +
+                                  " returned logits of shape " + shape_text(logits.sizes()) +
+                                  ", expected [1, " + std::to_string(classes_) + "]");
+    }
+    return counter.flops();
+  }
+
+  // Points every parameter at its slot of `params`, unless it points there already.
+  void bind_parameters(const float* params) {
+    if (params == bound_params_) return;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      parameters_[i].set_data(view_of(params, layout_.tensors()[i]));
+    }
+    bound_params_ = params;
+  }
+
+  // Points every parameter's gradient at its slot of `grad`, unless it points there already.
+  void bind_gradients(float* grad) {
+    if (grad == bound_grad_) return;
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      parameters_[i].mutable_grad() = view_of(grad, layout_.tensors()[i]);
+    }
+    bound_grad_ = grad;
+  }
+
+  void set_training(bool training) {
+    if (training == training_) return;
+    module_.ptr()->train(training);
+    training_ = training;
+  }
+
+  torch::Tensor forward(const Batch& batch, int64_t first, int64_t count) {
+    // A view of the caller's inputs, read only.
+    const auto images = torch::from_blob(const_cast<float*>(batch.inputs) + first * input_.floats(),
+                                         {count, input_.channels, input_.height, input_.width});
+    return module_.forward<torch::Tensor>(images);
+  }
+
+  static torch::Tensor labels(const Batch& batch, int64_t first, int64_t count) {
+    return torch::from_blob(const_cast<int64_t*>(batch.labels) + first, {count}, torch::kLong);
+  }
+
+  void check_floats(const char* what, size_t given) const {
+    if (given != layout_.size()) {
+      throw std::invalid_argument("model '" + name_ + "': " + what + " has " +
+                                  std::to_string(given) + " floats; the model has " +
+                                  std::to_string(layout_.size()) + " parameters");
+    }
+  }
+
+  void check_batch(const char* what, const Batch& batch) const {
+    if (batch.size <= 0 || batch.inputs == nullptr || batch.labels == nullptr) {
+      throw std::invalid_argument(
+          "model '" + name_ + "': " + what +
+          " needs a batch of at least 1 sample with inputs and labels, got size " +
+          std::to_string(batch.size));
+    }
+    for (int64_t i = 0; i < batch.size; ++i) {
+      if (batch.labels[i] < 0 || batch.labels[i] >= classes_) {
+        throw std::invalid_argument("model '" + name_ + "': " + what + ": label " +
+                                    std::to_string(batch.labels[i]) + " of sample " +
+                                    std::to_string(i) + " is outside [0, " +
+                                    std::to_string(classes_) + ")");
+      }
+    }
+  }
+
+  std::string name_;
+  torch::nn::AnyModule module_;
+  InputShape input_;
+  int classes_;
+  params::ParamLayout layout_;
+  std::vector<torch::Tensor> parameters_;  // in layout order; views into the bound buffers
+  std::vector<float> initial_;
+  double flops_per_sample_ = 0;
+  bool training_ = true;
+  const float* bound_params_ = nullptr;
+  float* bound_grad_ = nullptr;
+};
+
+}  // namespace
+
+std::unique_ptr<Learner> make_module_learner(std::string name, torch::nn::AnyModule module,
+                                             const InputShape& input, int classes) {
+  return std::make_unique<ModuleLearner>(std::move(name), std::move(module), input, classes);
+}
+
+}  // namespace hetps::model

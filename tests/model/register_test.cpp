@@ -1,0 +1,116 @@
+// Registering a user's libtorch module by name, and the seeding of module construction.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+#include <torch/nn/modules/linear.h>
+
+#include <stdexcept>
+#include <vector>
+
+#include "model/register.h"
+
+namespace hetps::model {
+namespace {
+
+using ::testing::Contains;
+using ::testing::HasSubstr;
+
+// A linear classifier: logits = W·flatten(x) + b.
+struct LinearClassifier : torch::nn::Module {
+  LinearClassifier(const InputShape& input, int classes)
+      : fc(register_module("fc", torch::nn::Linear(input.floats(), classes))) {}
+  torch::Tensor forward(torch::Tensor images) { return fc(images.flatten(1)); }
+  torch::nn::Linear fc;
+};
+
+// Always returns logits for 3 classes, whatever it was asked for.
+struct ThreeClasses : torch::nn::Module {
+  ThreeClasses(const InputShape& input, int /*classes*/)
+      : fc(register_module("fc", torch::nn::Linear(input.floats(), 3))) {}
+  torch::Tensor forward(torch::Tensor images) { return fc(images.flatten(1)); }
+  torch::nn::Linear fc;
+};
+
+std::vector<float> initial_parameters(const Learner& learner) {
+  std::vector<float> weights(learner.layout().size());
+  learner.initial_parameters(weights);
+  return weights;
+}
+
+TEST(RegisterModel, ARegisteredModuleBecomesALearnerByName) {
+  register_model("test_linear", [](const InputShape& input, int classes) {
+    return std::make_shared<LinearClassifier>(input, classes);
+  });
+  EXPECT_THAT(model_names(), Contains("test_linear"));
+
+  auto learner = make_learner("test_linear", {1, 4, 4}, 3, 1);
+  EXPECT_EQ(learner->layout().size(), 16u * 3 + 3);
+  EXPECT_EQ(learner->layout().tensors()[0].name, "fc.weight");
+  EXPECT_EQ(learner->flops_per_sample(), 3.0 * 2 * 16 * 3);
+
+  // One sample, all-zero weights: logits are 0, so the gradient of the bias is softmax - onehot.
+  std::vector<float> weights(learner->layout().size(), 0.0f), grad(weights.size());
+  const std::vector<float> image(16, 1.0f);
+  const int64_t label = 2;
+  const double loss = learner->gradient(weights, Batch{image.data(), &label, 1}, grad);
+  EXPECT_NEAR(loss, std::log(3.0), 1e-6);
+  EXPECT_NEAR(grad[48], 1.0 / 3, 1e-6);
+  EXPECT_NEAR(grad[50], 1.0 / 3 - 1, 1e-6);
+}
+
+TEST(RegisterModel, ANameIsRegisteredOnce) {
+  const auto factory = [](const InputShape& input, int classes) {
+    return std::make_shared<LinearClassifier>(input, classes);
+  };
+  register_model("test_once", factory);
+  EXPECT_THROW(register_model("test_once", factory), std::invalid_argument);
+  try {
+    register_model("mlp", factory);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("a model named 'mlp' is already registered"));
+  }
+}
+
+TEST(RegisterModel, LogitsOfTheWrongShapeAreRejected) {
+  register_model("test_three_classes", [](const InputShape& input, int classes) {
+    return std::make_shared<ThreeClasses>(input, classes);
+  });
+  try {
+    make_learner("test_three_classes", {1, 4, 4}, 10, 1);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("returned logits of shape [1, 3], expected [1, 10]"));
+  }
+}
+
+TEST(ModuleSeeding, IgnoresAndPreservesTheDefaultGenerator) {
+  torch::manual_seed(123);
+  const auto first = initial_parameters(*make_learner("mlp", {1, 28, 28}, 10, 5));
+  const auto expected_draw = torch::rand({4});
+
+  torch::manual_seed(456);
+  torch::rand({1000});  // whatever ran before must not matter
+  const auto second = initial_parameters(*make_learner("mlp", {1, 28, 28}, 10, 5));
+  EXPECT_EQ(first, second);
+
+  torch::manual_seed(123);
+  make_learner("mlp", {1, 28, 28}, 10, 5);
+  EXPECT_TRUE(torch::equal(torch::rand({4}), expected_draw)) << "the generator's sequence moved";
+}
+
+TEST(ModuleSeeding, MakeModuleStartsFromTheLearnersInitialParameters) {
+  const auto learner = make_learner("lenet", {1, 28, 28}, 10, 3);
+  const auto module = make_module("lenet", {1, 28, 28}, 10, 3);
+  const auto weights = initial_parameters(*learner);
+  const auto flat = torch::cat([&] {
+    std::vector<torch::Tensor> pieces;
+    for (const auto& parameter : module.ptr()->parameters()) pieces.push_back(parameter.flatten());
+    return pieces;
+  }());
+  ASSERT_EQ(flat.numel(), static_cast<int64_t>(weights.size()));
+  EXPECT_TRUE(
+      torch::equal(flat, torch::from_blob(const_cast<float*>(weights.data()), {flat.numel()})));
+}
+
+}  // namespace
+}  // namespace hetps::model

@@ -1,0 +1,107 @@
+#include <cmath>
+
+#include <gtest/gtest.h>
+
+#include "data/sampler.h"
+#include "data/synthetic.h"
+#include "support/softmax_learner.h"
+#include "worker/worker.h"
+
+namespace hetps::worker {
+namespace {
+
+constexpr int kBatch = 8;
+
+class WorkerTest : public ::testing::Test {
+ protected:
+  WorkerTest() : data_(data::make_synthetic(256, 8, 3)), learner_(784, 10, 1) {
+    for (int64_t i = 0; i < data_.train.size(); ++i) indices_.push_back(i);
+    pulled_.resize(learner_.layout().size());
+    learner_.initial_parameters(pulled_);
+  }
+
+  Worker make_worker(double momentum) {
+    return Worker(0, learner_, data_.train, indices_, /*seed=*/5,
+                  WorkerOptions{kBatch, momentum, {}});
+  }
+
+  // The gradients at `pulled_` of the worker's first `count` batches, drawn as it draws them.
+  std::vector<std::vector<float>> batch_gradients(int count) {
+    data::BatchSampler sampler(indices_, 5, 0);
+    std::vector<float> inputs(kBatch * 784);
+    std::vector<int64_t> labels(kBatch);
+    std::vector<std::vector<float>> gradients;
+    for (int i = 0; i < count; ++i) {
+      sampler.next_batch(data_.train, kBatch, inputs.data(), labels.data());
+      gradients.emplace_back(pulled_.size());
+      learner_.gradient(pulled_, {inputs.data(), labels.data(), kBatch}, gradients.back());
+    }
+    return gradients;
+  }
+
+  data::DataSplit data_;
+  testing::SoftmaxLearner learner_;
+  std::vector<int64_t> indices_;
+  std::vector<float> pulled_;
+};
+
+TEST_F(WorkerTest, AGradientPlanWritesOneStepsGradientAtThePulledModel) {
+  Worker worker = make_worker(0.9);
+  std::vector<float> update(pulled_.size());
+  RoundResult result = worker.run(protocol::WorkerPlan{}, pulled_, 0.1, update);
+  EXPECT_EQ(result.steps, 1);
+  EXPECT_EQ(result.samples, kBatch);
+  EXPECT_EQ(update, batch_gradients(1)[0]);
+}
+
+TEST_F(WorkerTest, AGradientPlanWithSeveralStepsIsRejected) {
+  Worker worker = make_worker(0.9);
+  std::vector<float> update(pulled_.size());
+  protocol::WorkerPlan plan;
+  plan.max_local_steps = 2;
+  EXPECT_THROW(worker.run(plan, pulled_, 0.1, update), std::invalid_argument);
+}
+
+TEST_F(WorkerTest, LocalMomentumSurvivesAPull) {
+  // Two rounds of one local step, each from the same pulled model: the second delta is
+  // −lr·(m·g1 + g2), not −lr·g2.
+  Worker worker = make_worker(0.9);
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  std::vector<float> first(pulled_.size()), second(pulled_.size());
+  worker.run(plan, pulled_, 0.1, first);
+  worker.run(plan, pulled_, 0.1, second);
+  auto g = batch_gradients(2);
+  for (size_t i = 0; i < pulled_.size(); i += 97) {
+    EXPECT_NEAR(first[i], -0.1f * g[0][i], 1e-7);
+    EXPECT_NEAR(second[i], -0.1f * (0.9f * g[0][i] + g[1][i]), 1e-6) << i;
+  }
+}
+
+TEST_F(WorkerTest, LocalStepsStopEarlyOnceTheModelMovedPastTheThreshold) {
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  plan.max_local_steps = 50;
+  std::vector<float> update(pulled_.size());
+  Worker unbounded = make_worker(0.0);
+  EXPECT_EQ(unbounded.run(plan, pulled_, 0.05, update).steps, 50);
+
+  plan.change_threshold = 1e-3;
+  Worker triggered = make_worker(0.0);
+  RoundResult result = triggered.run(plan, pulled_, 0.05, update);
+  EXPECT_LT(result.steps, 50);
+  EXPECT_EQ(result.samples, int64_t{result.steps} * kBatch);
+  std::vector<float> local(pulled_.size());
+  for (size_t i = 0; i < local.size(); ++i) local[i] = pulled_[i] + update[i];
+  EXPECT_GT(relative_change(local, pulled_), 1e-3) << "it stops only once past the threshold";
+}
+
+TEST(RelativeChangeTest, IsTheSquaredDistanceOverTheSquaredNorm) {
+  std::vector<float> a = {3, 4}, b = {0, 4}, zero = {0, 0};
+  EXPECT_DOUBLE_EQ(relative_change(a, b), 9.0 / 16.0);
+  EXPECT_DOUBLE_EQ(relative_change(zero, zero), 0.0);
+  EXPECT_TRUE(std::isinf(relative_change(a, zero)));
+}
+
+}  // namespace
+}  // namespace hetps::worker
