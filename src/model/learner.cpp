@@ -73,13 +73,23 @@ class ModuleLearner final : public Learner {
     check_floats("gradient: grad", grad.size());
     check_batch("gradient", batch);
     bind_parameters(params.data());
-    bind_gradients(grad.data());
     set_training(true);
-    // Backward accumulates into the gradient views.
-    std::fill(grad.begin(), grad.end(), 0.0f);
     auto loss =
         torch::cross_entropy_loss(forward(batch, 0, batch.size), labels(batch, 0, batch.size));
     loss.backward();
+    // Backward left each gradient in a fresh tensor (no zeroing, no accumulation pass): one
+    // copy moves it into the caller's flat buffer, and the next backward starts fresh again.
+    for (size_t i = 0; i < parameters_.size(); ++i) {
+      const params::TensorSlot& slot = layout_.tensors()[i];
+      const torch::Tensor& computed = parameters_[i].grad();
+      if (computed.is_contiguous()) {  // the usual case: a plain copy skips libtorch's dispatch
+        std::memcpy(grad.data() + slot.offset, computed.data_ptr<float>(),
+                    slot.count * sizeof(float));
+      } else {
+        view_of(grad.data(), slot).copy_(computed);
+      }
+      parameters_[i].mutable_grad().reset();
+    }
     return loss.item<double>();
   }
 
@@ -128,15 +138,6 @@ class ModuleLearner final : public Learner {
       parameters_[i].set_data(view_of(params, layout_.tensors()[i]));
     }
     bound_params_ = params;
-  }
-
-  // Points every parameter's gradient at its slot of `grad`, unless it points there already.
-  void bind_gradients(float* grad) {
-    if (grad == bound_grad_) return;
-    for (size_t i = 0; i < parameters_.size(); ++i) {
-      parameters_[i].mutable_grad() = view_of(grad, layout_.tensors()[i]);
-    }
-    bound_grad_ = grad;
   }
 
   void set_training(bool training) {
@@ -191,7 +192,6 @@ class ModuleLearner final : public Learner {
   double flops_per_sample_ = 0;
   bool training_ = true;
   const float* bound_params_ = nullptr;
-  float* bound_grad_ = nullptr;
 };
 
 }  // namespace
