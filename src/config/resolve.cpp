@@ -36,10 +36,15 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   // input early); the second applies the user's settings over that scenario's defaults.
   Config chosen;
   settings.apply_to(chosen);
+  // The worker count the run will have: the scenario's unless the user set it.
+  Config shaped;
+  apply_scenario(*find_scenario(chosen.cluster.scenario), shaped.cluster);
+  settings.apply_to(shaped);
 
   Config config;
   apply_scenario(*find_scenario(chosen.cluster.scenario), config.cluster);
-  if (const auto defaults = training_defaults(chosen.cluster.scenario, chosen.protocol.name)) {
+  if (const auto defaults = training_defaults(chosen.cluster.scenario, chosen.protocol.name,
+                                              shaped.cluster.workers)) {
     apply_training_defaults(*defaults, config);
   }
   const GivenParams given = settings.apply_to(config);

@@ -9,6 +9,7 @@ struct ProtocolDefaults {
   std::string scenario;
   std::string protocol;
   TrainingDefaults settings;
+  bool asynchronous = false;  // its learning rate is per stale update: scaled with the workers
 };
 
 // Frozen from the sweep in docs/defaults.md (scripts/sweep-defaults.sh): per scenario and
@@ -28,12 +29,12 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
   static const std::vector<ProtocolDefaults> table = {
       {"hetero-compute", "bsp", defaults(0.05, 0.9)},
       {"hetero-compute", "local_sgd", defaults(0.05, 0.9)},
-      {"hetero-compute", "asp", defaults(0.05, 0.0)},
-      {"hetero-compute", "ssp", defaults(0.02, 0.5)},
+      {"hetero-compute", "asp", defaults(0.05, 0.0), true},
+      {"hetero-compute", "ssp", defaults(0.02, 0.5), true},
       {"hetero-network", "bsp", defaults(0.05, 0.9)},
       {"hetero-network", "local_sgd", defaults(0.05, 0.9)},
-      {"hetero-network", "asp", defaults(0.02, 0.5)},
-      {"hetero-network", "ssp", defaults(0.05, 0.0)},
+      {"hetero-network", "asp", defaults(0.05, 0.0), true},
+      {"hetero-network", "ssp", defaults(0.05, 0.0), true},
   };
   return table;
 }
@@ -85,9 +86,15 @@ void apply_scenario(const Scenario& scenario, ClusterConfig& cluster) {
 }
 
 std::optional<TrainingDefaults> training_defaults(std::string_view scenario,
-                                                  std::string_view protocol) {
+                                                  std::string_view protocol, int workers) {
   for (const ProtocolDefaults& entry : protocol_defaults()) {
-    if (entry.scenario == scenario && entry.protocol == protocol) return entry.settings;
+    if (entry.scenario != scenario || entry.protocol != protocol) continue;
+    TrainingDefaults settings = entry.settings;
+    const int swept_workers = find_scenario(scenario)->workers;
+    if (entry.asynchronous && workers > swept_workers) {
+      settings.lr *= static_cast<double>(swept_workers) / workers;
+    }
+    return settings;
   }
   return std::nullopt;
 }

@@ -39,9 +39,12 @@ struct TrainingDefaults {
   double target_accuracy = 0;
 };
 
-// nullopt when the table has nothing for this pair: the built-in defaults stay.
+// nullopt when the table has nothing for this pair: the built-in defaults stay. `workers` is
+// the run's worker count: an asynchronous protocol's learning rate is per update, and more
+// workers pushing means staler updates, so above the scenario's own worker count (the sweep's)
+// it shrinks in proportion (docs/defaults.md).
 std::optional<TrainingDefaults> training_defaults(std::string_view scenario,
-                                                  std::string_view protocol);
+                                                  std::string_view protocol, int workers);
 void apply_training_defaults(const TrainingDefaults& defaults, Config& config);
 
 }  // namespace hetps::config

@@ -46,21 +46,42 @@ TEST(Resolve, EveryScenarioResolvesWithEveryProtocol) {
 }
 
 TEST(Resolve, ProtocolDefaultsOfTheScenarioApply) {
-  for (const char* protocol : {"bsp", "asp"}) {
-    const Config config = resolve_sets({std::string("protocol.name=") + protocol});
-    const auto defaults = training_defaults("hetero-compute", protocol);
-    ASSERT_TRUE(defaults) << protocol;
-    EXPECT_EQ(config.train.lr, defaults->lr) << protocol;
-    EXPECT_EQ(config.train.momentum, defaults->momentum) << protocol;
-    EXPECT_EQ(config.data.batch_size, defaults->batch_size) << protocol;
-    EXPECT_EQ(config.train.max_samples, defaults->max_samples) << protocol;
-    EXPECT_EQ(config.train.target_accuracy, defaults->target_accuracy) << protocol;
+  // The frozen values of docs/defaults.md.
+  struct Expected {
+    const char* scenario;
+    const char* protocol;
+    double lr;
+    double momentum;
+  };
+  for (const Expected& e : {Expected{"hetero-compute", "bsp", 0.05, 0.9},
+                            Expected{"hetero-compute", "local_sgd", 0.05, 0.9},
+                            Expected{"hetero-compute", "asp", 0.05, 0.0},
+                            Expected{"hetero-compute", "ssp", 0.02, 0.5},
+                            Expected{"hetero-network", "asp", 0.05, 0.0},
+                            Expected{"hetero-network", "ssp", 0.05, 0.0}}) {
+    const Config config = resolve_sets({std::string("protocol.name=") + e.protocol,
+                                        std::string("cluster.scenario=") + e.scenario});
+    EXPECT_EQ(config.train.lr, e.lr) << e.scenario << " " << e.protocol;
+    EXPECT_EQ(config.train.momentum, e.momentum) << e.scenario << " " << e.protocol;
+    EXPECT_EQ(config.data.batch_size, 32);
+    EXPECT_EQ(config.train.max_samples, 300000);
+    EXPECT_EQ(config.train.target_accuracy, 0.85);
   }
 }
 
+TEST(Resolve, AsynchronousLearningRateShrinksWithMoreWorkersThanTheSweepHad) {
+  EXPECT_EQ(resolve_sets({"protocol.name=asp", "cluster.workers=64"}).train.lr, 0.05 * 8 / 64);
+  EXPECT_EQ(resolve_sets({"protocol.name=ssp", "cluster.workers=16"}).train.lr, 0.02 * 8 / 16);
+  EXPECT_EQ(resolve_sets({"protocol.name=asp", "cluster.workers=4"}).train.lr, 0.05);
+  EXPECT_EQ(resolve_sets({"protocol.name=bsp", "cluster.workers=64"}).train.lr, 0.05);
+  EXPECT_EQ(resolve_sets({"protocol.name=asp", "cluster.workers=64", "train.lr=0.05"}).train.lr,
+            0.05)
+      << "an explicit setting always wins";
+}
+
 TEST(Resolve, ProtocolMissingFromTheDefaultsTableKeepsBuiltInDefaults) {
-  EXPECT_FALSE(training_defaults("hetero-compute", "no-such-protocol"));
-  EXPECT_FALSE(training_defaults("no-such-scenario", "bsp"));
+  EXPECT_FALSE(training_defaults("hetero-compute", "no-such-protocol", 8));
+  EXPECT_FALSE(training_defaults("no-such-scenario", "bsp", 8));
 }
 
 TEST(Resolve, ConfigFileOverridesProtocolDefaults) {
@@ -73,7 +94,7 @@ name = "asp"
   const Config config = resolve_sets({}, &file);
   EXPECT_EQ(config.protocol.name, "asp");
   EXPECT_EQ(config.train.lr, 0.2);
-  EXPECT_EQ(config.train.momentum, training_defaults("hetero-compute", "asp")->momentum);
+  EXPECT_EQ(config.train.momentum, training_defaults("hetero-compute", "asp", 8)->momentum);
 }
 
 TEST(Resolve, SetOverridesConfigFileAndLaterSetWins) {
@@ -88,7 +109,7 @@ TEST(Resolve, ScenarioAndProtocolChosenInDifferentPlacesBothCount) {
   const ConfigFile file("cluster.scenario = \"hetero-network\"\n");
   const Config config = resolve_sets({"protocol.name=ssp"}, &file);
   EXPECT_EQ(config.cluster.link_gbps.back(), 0.5);
-  EXPECT_EQ(config.train.lr, training_defaults("hetero-network", "ssp")->lr);
+  EXPECT_EQ(config.train.lr, training_defaults("hetero-network", "ssp", 8)->lr);
 }
 
 TEST(Resolve, ExplicitClusterSettingsBeatTheScenario) {
