@@ -22,9 +22,8 @@ EvalRecord RunStatistics::evaluation(double time, int64_t updates, double test_a
   last_time_ = time;
   final_accuracy_ = test_accuracy;
   best_accuracy_ = std::max(best_accuracy_, test_accuracy);
-  if (!have_target_time_ && target_accuracy_ > 0 && test_accuracy >= target_accuracy_) {
-    have_target_time_ = true;
-    target_time_ = time;
+  if (!time_to_target_ && target_accuracy_ > 0 && test_accuracy >= target_accuracy_) {
+    time_to_target_ = time;
   }
   EvalRecord record;
   record.time = time;
@@ -36,23 +35,27 @@ EvalRecord RunStatistics::evaluation(double time, int64_t updates, double test_a
   record.bytes_to_server = bytes_to_server_;
   record.bytes_from_server = bytes_from_server_;
   record.bytes_worker_to_worker = bytes_worker_to_worker_;
-  record.mean_staleness = applied_ > 0 ? staleness_sum_ / static_cast<double>(applied_) : 0;
+  record.mean_staleness = mean_staleness();
   record.model_hash = model_hash;
   return record;
+}
+
+double RunStatistics::mean_staleness() const {
+  return applied_ > 0 ? staleness_sum_ / static_cast<double>(applied_) : 0;
 }
 
 void RunStatistics::fill(Summary& summary) const {
   summary.final_accuracy = final_accuracy_;
   summary.best_accuracy = best_accuracy_;
   summary.target_accuracy = target_accuracy_;
-  if (have_target_time_) summary.time_to_target = target_time_;
+  summary.time_to_target = time_to_target_;
   summary.total_time = last_time_;
   summary.samples = samples_;
   summary.updates = updates_;
   summary.bytes_to_server = bytes_to_server_;
   summary.bytes_from_server = bytes_from_server_;
   summary.bytes_worker_to_worker = bytes_worker_to_worker_;
-  summary.mean_staleness = applied_ > 0 ? staleness_sum_ / static_cast<double>(applied_) : 0;
+  summary.mean_staleness = mean_staleness();
   summary.max_staleness = max_staleness_;
 }
 

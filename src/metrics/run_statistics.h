@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "metrics/records.h"
 
@@ -19,7 +20,7 @@ class RunStatistics {
 
   int64_t samples() const { return samples_; }
   void set_target(double target_accuracy) { target_accuracy_ = target_accuracy; }
-  bool target_reached() const { return have_target_time_; }
+  bool target_reached() const { return time_to_target_.has_value(); }
 
   // An evaluation record with the totals so far; the training loss is the mean over the
   // samples applied since the previous evaluation (the previous mean when none were).
@@ -30,6 +31,8 @@ class RunStatistics {
   void fill(Summary& summary) const;
 
  private:
+  double mean_staleness() const;
+
   int64_t samples_ = 0;
   int64_t applied_ = 0;
   int64_t updates_ = 0;
@@ -45,8 +48,7 @@ class RunStatistics {
   double final_accuracy_ = 0;
   double best_accuracy_ = 0;
   double target_accuracy_ = 0;
-  bool have_target_time_ = false;
-  double target_time_ = 0;
+  std::optional<double> time_to_target_;
 };
 
 }  // namespace hetps::metrics
