@@ -50,8 +50,8 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
   const auto& layout = learner_.layout();
   std::vector<float> initial(layout.size());
   learner_.initial_parameters(initial);
-  server_ = std::make_unique<server::ParameterServer>(layout, std::move(initial),
-                                                      server_options(config));
+  server_ =
+      std::make_unique<server::ParameterServer>(layout, std::move(initial), server_options(config));
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
   for (const auto& range : server_->shard_ranges()) {
@@ -59,14 +59,15 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
                               static_cast<double>(layout.size()));
   }
   shard_free_at_.assign(shard_fraction_.size(), 0.0);
-  step_work_seconds_ = learner_.flops_per_sample() * config.data.batch_size /
-                       (config.cluster.worker_gflops * 1e9);
+  step_work_seconds_ =
+      learner_.flops_per_sample() * config.data.batch_size / (config.cluster.worker_gflops * 1e9);
 
   const int workers = config.cluster.workers;
-  auto shards = data::partition_samples(data.train.labels, data.train.classes, workers,
-                                        config.data.partition, config.data.classes_per_worker,
-                                        config.seed);
-  worker::WorkerOptions options{config.data.batch_size, config.train.momentum,
+  auto shards =
+      data::partition_samples(data.train.labels, data.train.classes, workers, config.data.partition,
+                              config.data.classes_per_worker, config.seed);
+  worker::WorkerOptions options{config.data.batch_size,
+                                config.train.momentum,
                                 {config.train.nesterov, config.train.weight_decay}};
   for (int w = 0; w < workers; ++w) {
     workers_.push_back(std::make_unique<worker::Worker>(
@@ -140,9 +141,8 @@ metrics::Summary SimEngine::run() {
 
 void SimEngine::evaluate(double time) {
   const data::Dataset& test = data_.test;
-  model::Evaluation result =
-      learner_.evaluate(server_->model(), model::Batch{test.inputs.data(), test.labels.data(),
-                                                       test.size()});
+  model::Evaluation result = learner_.evaluate(
+      server_->model(), model::Batch{test.inputs.data(), test.labels.data(), test.size()});
   listener_.on_eval(stats_.evaluation(time, server_->version(), result.accuracy, result.loss,
                                       params::hash_parameters(server_->model())));
   evaluated_version_ = server_->version();
@@ -220,7 +220,8 @@ void SimEngine::send_update(int update_id) {
   const double push_bytes = model_bytes_;
   const double arrived = send_to_servers(info.worker, push_bytes, now_);
   stats_.add_bytes_to_server(static_cast<int64_t>(push_bytes));
-  info.comm_seconds = (arrived - now_) + clocks_[static_cast<size_t>(info.worker)].last_pull_seconds;
+  info.comm_seconds =
+      (arrived - now_) + clocks_[static_cast<size_t>(info.worker)].last_pull_seconds;
   schedule(arrived, EventKind::UpdateArrives, update_id);
 }
 
@@ -238,7 +239,8 @@ int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
   const double apply_rate = gbps_to_bytes_per_second(config_.cluster.apply_gbps);
   const double work_bytes = model_bytes_ * static_cast<double>(order.update_ids.size());
   for (size_t s = 0; s < shard_free_at_.size(); ++s) {
-    shard_free_at_[s] = std::max(now_, shard_free_at_[s]) + work_bytes * shard_fraction_[s] / apply_rate;
+    shard_free_at_[s] =
+        std::max(now_, shard_free_at_[s]) + work_bytes * shard_fraction_[s] / apply_rate;
   }
   return server_->version();
 }

@@ -43,8 +43,8 @@ class SimEngine : public protocol::Actions {
  private:
   enum class EventKind {
     Evaluation,
-    PushReady,     // a worker's steps are done: its update enters its uplink
-    UpdateArrives, // the last byte of an update has reached the server shards
+    PushReady,      // a worker's steps are done: its update enters its uplink
+    UpdateArrives,  // the last byte of an update has reached the server shards
   };
   struct Event {
     double time;
@@ -56,7 +56,7 @@ class SimEngine : public protocol::Actions {
     }
   };
   struct WorkerClock {
-    int64_t steps = 0;       // steps computed so far: indexes the cluster's step noise
+    int64_t steps = 0;  // steps computed so far: indexes the cluster's step noise
     int64_t pushes = 0;
     double last_pull_seconds = 0;  // transfer time of the last pull reply
   };

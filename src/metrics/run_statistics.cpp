@@ -15,7 +15,8 @@ void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss) 
 
 EvalRecord RunStatistics::evaluation(double time, int64_t updates, double test_accuracy,
                                      double test_loss, uint64_t model_hash) {
-  if (window_samples_ > 0) last_train_loss_ = window_loss_sum_ / static_cast<double>(window_samples_);
+  if (window_samples_ > 0)
+    last_train_loss_ = window_loss_sum_ / static_cast<double>(window_samples_);
   window_loss_sum_ = 0;
   window_samples_ = 0;
   updates_ = updates;

@@ -34,10 +34,10 @@ constexpr int kServer = -1;
 // How a worker runs until its next push; sent with every pull reply.
 struct WorkerPlan {
   UpdateKind kind = UpdateKind::Gradient;
-  int max_local_steps = 1;      // push after at most this many steps (local SGD's H, SaPus' τ_max)
+  int max_local_steps = 1;  // push after at most this many steps (local SGD's H, SaPus' τ_max)
   double change_threshold = 0;  // push early once ‖w − w_pull‖² / ‖w_pull‖² > this; 0 = never
-  double keep_ratio = 1.0;      // fraction of a delta's entries sent (top-k); 1 = dense
-  int send_to = kServer;        // where the update goes: the server, or a leader worker's id
+  double keep_ratio = 1.0;  // fraction of a delta's entries sent (top-k); 1 = dense
+  int send_to = kServer;    // where the update goes: the server, or a leader worker's id
   bool operator==(const WorkerPlan&) const = default;
 };
 
@@ -46,14 +46,14 @@ struct UpdateInfo {
   int id = 0;
   int worker = 0;
   UpdateKind kind = UpdateKind::Gradient;
-  int64_t base_version = 0;   // the server version the worker's model came from
-  int64_t clock = 0;          // this worker's pushes so far, this one included (1, 2, ...)
-  int steps = 1;              // local steps the update holds
-  int64_t samples = 0;        // samples those steps processed
-  double train_loss = 0;      // mean training loss over those steps
-  double compute_seconds = 0; // measured time of those steps (virtual on sim)
-  double comm_seconds = 0;    // measured time of the worker's last push + pull round trip
-  double now = 0;             // engine time at arrival (virtual on sim)
+  int64_t base_version = 0;    // the server version the worker's model came from
+  int64_t clock = 0;           // this worker's pushes so far, this one included (1, 2, ...)
+  int steps = 1;               // local steps the update holds
+  int64_t samples = 0;         // samples those steps processed
+  double train_loss = 0;       // mean training loss over those steps
+  double compute_seconds = 0;  // measured time of those steps (virtual on sim)
+  double comm_seconds = 0;     // measured time of the worker's last push + pull round trip
+  double now = 0;              // engine time at arrival (virtual on sim)
 };
 
 // One application of updates to the global model: one new version.

@@ -19,8 +19,8 @@ const ParamSpec* ProtocolInfo::find_param(const std::string& param) const {
 }
 
 const std::vector<ProtocolInfo>& all_protocols() {
-  static const std::vector<ProtocolInfo> protocols = {
-      bsp_protocol(), asp_protocol(), ssp_protocol(), local_sgd_protocol()};
+  static const std::vector<ProtocolInfo> protocols = {bsp_protocol(), asp_protocol(),
+                                                      ssp_protocol(), local_sgd_protocol()};
   return protocols;
 }
 
@@ -40,8 +40,8 @@ std::string protocol_names() {
 std::optional<std::string> check_param(const ParamSpec& spec, const config::ParamValue& value) {
   if (!spec.choices.empty()) {
     const auto* word = std::get_if<std::string>(&value);
-    if (word == nullptr || std::find(spec.choices.begin(), spec.choices.end(), *word) ==
-                               spec.choices.end()) {
+    if (word == nullptr ||
+        std::find(spec.choices.begin(), spec.choices.end(), *word) == spec.choices.end()) {
       return fmt::format("expected one of {}", fmt::join(spec.choices, ", "));
     }
     return std::nullopt;

@@ -46,6 +46,7 @@ std::optional<std::string> check_param(const ParamSpec& spec, const config::Para
 
 // `given` with every missing parameter set to its default. Throws std::invalid_argument naming
 // `protocol.<key>` for an unknown key or a bad value.
-config::ProtocolParams complete_params(const ProtocolInfo& info, const config::ProtocolParams& given);
+config::ProtocolParams complete_params(const ProtocolInfo& info,
+                                       const config::ProtocolParams& given);
 
 }  // namespace hetps::protocol

@@ -19,8 +19,8 @@ double LrSchedule::at(int64_t samples) const {
   if (options_.kind == "step" && options_.step_samples > 0) {
     lr *= std::pow(options_.step_gamma, static_cast<double>(samples / options_.step_samples));
   } else if (options_.kind == "cosine" && options_.total_samples > 0) {
-    double progress = std::min(1.0, static_cast<double>(samples) /
-                                        static_cast<double>(options_.total_samples));
+    double progress =
+        std::min(1.0, static_cast<double>(samples) / static_cast<double>(options_.total_samples));
     lr *= 0.5 * (1.0 + std::cos(std::numbers::pi * progress));
   }
   if (options_.warmup_samples > 0 && samples < options_.warmup_samples) {

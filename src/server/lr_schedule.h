@@ -13,7 +13,7 @@ struct LrScheduleOptions {
   int64_t warmup_samples = 0;     // linear warm-up to base_lr over this many samples
   int64_t step_samples = 0;       // step: ×gamma every step_samples (0: never)
   double step_gamma = 0.1;
-  int64_t total_samples = 0;      // cosine: decays to 0 at total_samples
+  int64_t total_samples = 0;  // cosine: decays to 0 at total_samples
 };
 
 class LrSchedule {

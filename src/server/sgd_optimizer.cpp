@@ -16,7 +16,8 @@ namespace {
 
 void check_same_size(std::span<const float* const> updates, std::span<const double> weights) {
   if (updates.size() != weights.size() || updates.empty()) {
-    throw std::invalid_argument("SgdOptimizer: need one weight per update, and at least one update");
+    throw std::invalid_argument(
+        "SgdOptimizer: need one weight per update, and at least one update");
   }
 }
 
@@ -44,7 +45,7 @@ void for_each_combined(std::span<const float* const> updates, std::span<const do
 }  // namespace
 
 void SgdOptimizer::apply_gradients(std::span<const float* const> gradients,
-                                  std::span<const double> weights, double lr, double momentum) {
+                                   std::span<const double> weights, double lr, double momentum) {
   const auto m = static_cast<float>(momentum);
   const auto step = static_cast<float>(lr);
   const auto decay = static_cast<float>(sgd_.weight_decay);
@@ -52,9 +53,8 @@ void SgdOptimizer::apply_gradients(std::span<const float* const> gradients,
   float* b = momentum_.data();
   const bool nesterov = sgd_.nesterov;
   if (m == 0.0f) {
-    for_each_combined(gradients, weights, range_, [&](size_t i, float g) {
-      w[i] -= step * (g + decay * w[i]);
-    });
+    for_each_combined(gradients, weights, range_,
+                      [&](size_t i, float g) { w[i] -= step * (g + decay * w[i]); });
     return;
   }
   for_each_combined(gradients, weights, range_, [&](size_t i, float g) {
@@ -65,7 +65,7 @@ void SgdOptimizer::apply_gradients(std::span<const float* const> gradients,
 }
 
 void SgdOptimizer::merge_deltas(std::span<const float* const> deltas,
-                               std::span<const double> weights) {
+                                std::span<const double> weights) {
   float* w = params_;
   for_each_combined(deltas, weights, range_, [&](size_t i, float u) { w[i] += u; });
 }

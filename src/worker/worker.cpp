@@ -22,8 +22,8 @@ double Worker::step(std::span<const float> params, std::span<float> grad) {
   return learner_.gradient(params, batch, grad);
 }
 
-RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float> pulled,
-                        double lr, std::span<float> update) {
+RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
+                        std::span<float> update) {
   if (plan.kind == protocol::UpdateKind::Delta) return run_local_steps(plan, pulled, lr, update);
   if (plan.max_local_steps != 1) {
     throw std::invalid_argument("a gradient plan takes exactly one step per push");
@@ -32,14 +32,13 @@ RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float>
   return RoundResult{1, options_.batch_size, loss};
 }
 
-RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan,
-                                    std::span<const float> pulled, double lr,
-                                    std::span<float> update) {
+RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
+                                    double lr, std::span<float> update) {
   if (local_.empty()) {
     local_.resize(pulled.size());
     local_grad_.resize(pulled.size());
-    local_optimizer_ = std::make_unique<server::SgdOptimizer>(
-        params::KeyRange{0, local_.size()}, local_, options_.sgd);
+    local_optimizer_ = std::make_unique<server::SgdOptimizer>(params::KeyRange{0, local_.size()},
+                                                              local_, options_.sgd);
   }
   std::copy(pulled.begin(), pulled.end(), local_.begin());
   const float* gradient[] = {local_grad_.data()};

@@ -53,12 +53,12 @@ TEST(Resolve, ProtocolDefaultsOfTheScenarioApply) {
     double lr;
     double momentum;
   };
-  for (const Expected& e : {Expected{"hetero-compute", "bsp", 0.05, 0.9},
-                            Expected{"hetero-compute", "local_sgd", 0.05, 0.9},
-                            Expected{"hetero-compute", "asp", 0.05, 0.0},
-                            Expected{"hetero-compute", "ssp", 0.02, 0.5},
-                            Expected{"hetero-network", "asp", 0.05, 0.0},
-                            Expected{"hetero-network", "ssp", 0.05, 0.0}}) {
+  for (const Expected& e :
+       {Expected{"hetero-compute", "bsp", 0.05, 0.9},
+        Expected{"hetero-compute", "local_sgd", 0.05, 0.9},
+        Expected{"hetero-compute", "asp", 0.05, 0.0}, Expected{"hetero-compute", "ssp", 0.02, 0.5},
+        Expected{"hetero-network", "asp", 0.05, 0.0},
+        Expected{"hetero-network", "ssp", 0.05, 0.0}}) {
     const Config config = resolve_sets({std::string("protocol.name=") + e.protocol,
                                         std::string("cluster.scenario=") + e.scenario});
     EXPECT_EQ(config.train.lr, e.lr) << e.scenario << " " << e.protocol;

@@ -61,7 +61,8 @@ TEST(SimEngineTest, SameConfigAndSeedGiveTheSameLogBitForBit) {
     EXPECT_GT(first.log.lines.size(), 3u) << protocol;
     config.seed = 2;
     Outcome other_seed = run_sim(config);
-    EXPECT_NE(first.log.evals.back().model_hash, other_seed.log.evals.back().model_hash) << protocol;
+    EXPECT_NE(first.log.evals.back().model_hash, other_seed.log.evals.back().model_hash)
+        << protocol;
   }
 }
 
