@@ -9,6 +9,7 @@
 #include "data/synthetic.h"
 #include "engine/engine.h"
 #include "model/learner.h"
+#include "model/model_source.h"
 
 namespace hetps::bench {
 namespace {
@@ -44,9 +45,9 @@ void BM_SimulatorAspVsBareLoop(benchmark::State& state) {
   double simulated_sum = 0;
   double bare_sum = 0;
   for (auto _ : state) {
-    auto learner = model::make_learner(config.model.name, {}, 10, config.seed);
     SilentListener listener;
-    const metrics::Summary summary = engine::run(config, data, *learner, listener);
+    const metrics::Summary summary =
+        engine::run(config, data, model::model_source(config, data.train), listener);
     const double simulated = static_cast<double>(summary.samples) / summary.wall_seconds;
     const double bare_rate = bare_loop_samples_per_second(bare, bare_steps);
     simulated_sum += simulated;

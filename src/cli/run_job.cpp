@@ -10,6 +10,7 @@
 #include "config/error.h"
 #include "data/load.h"
 #include "model/learner.h"
+#include "model/model_source.h"
 
 namespace hetps::cli {
 namespace {
@@ -52,12 +53,10 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
   write_config(dir, config);
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
-    const data::Dataset& train = data.train;
-    const auto learner = model::make_learner(
-        config.model.name, {train.channels, train.height, train.width}, train.classes, config.seed);
     RunLog log(dir);
     BothListeners listeners(log, progress);
-    const metrics::Summary summary = engine::run(config, data, *learner, listeners);
+    const metrics::Summary summary =
+        engine::run(config, data, model::model_source(config, data.train), listeners);
     write_summary(dir, summary);
     return summary;
   } catch (const data::DataError& error) {

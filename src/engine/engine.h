@@ -3,6 +3,8 @@
 #pragma once
 
 #include <functional>
+#include <memory>
+#include <stdexcept>
 
 #include "config/config.h"
 #include "data/dataset.h"
@@ -20,10 +22,33 @@ class RunListener {
   virtual void on_event(const nlohmann::json& record) = 0;
 };
 
+// Where an engine gets its models. Real engines give every worker thread its own Learner (a
+// libtorch module is used from one thread at a time), and tune libtorch's and the BLAS's
+// thread pools, which only the libtorch side of hetps may touch: hence callbacks.
+struct ModelSource {
+  // A fresh Learner, the same model with the same initial parameters on every call.
+  std::function<std::unique_ptr<model::Learner>()> make_learner;
+  // Sets this process's intra-op and BLAS thread counts; may be empty (nothing is set).
+  std::function<void(int threads)> set_compute_threads;
+};
+
+// A wait that went on past `run.stall_timeout_s`: the message names who was waited for, where
+// and since when. A runtime failure (exit 1), not bad input.
+class StallError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 // Trains to the budget (`train.max_samples`, `train.max_time`, or the target when
 // `train.stop_at_target`), evaluating every `train.eval_interval`. Throws std::invalid_argument
-// for a configuration the engine cannot run (naming the key).
+// for a configuration the engine cannot run (naming the key), StallError for a stalled run.
+// On the mpi engine every rank calls it; only the primary process (see `is_primary_process`)
+// feeds `listener` and returns the run's summary, the others return an empty summary.
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
-                     model::Learner& learner, RunListener& listener);
+                     const ModelSource& models, RunListener& listener);
+
+// Whether this process writes the run's outputs: always, except on the mpi engine, where only
+// rank 0 does. Starts MPI for `engine = "mpi"` (once per process).
+bool is_primary_process(const config::Config& config);
 
 }  // namespace hetps::engine

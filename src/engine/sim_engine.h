@@ -14,19 +14,17 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "engine/engine.h"
+#include "engine/server_state.h"
 #include "engine/sim_network.h"
-#include "engine/update_pool.h"
-#include "metrics/run_statistics.h"
 #include "model/learner.h"
 #include "protocol/protocol.h"
-#include "server/parameter_server.h"
 #include "worker/worker.h"
 
 namespace hetps::engine {
 
 class SimEngine : public protocol::Actions {
  public:
-  SimEngine(const config::Config& config, const data::DataSplit& data, model::Learner& learner,
+  SimEngine(const config::Config& config, const data::DataSplit& data, const ModelSource& models,
             RunListener& listener);
   ~SimEngine() override;
 
@@ -38,7 +36,7 @@ class SimEngine : public protocol::Actions {
   void discard(int update_id) override;
   void set_optimizer(const protocol::OptimizerOverride& settings) override;
   void record(const protocol::ProtocolEvent& event) override;
-  int64_t version() const override { return server_->version(); }
+  int64_t version() const override { return state_.server().version(); }
 
  private:
   enum class EventKind {
@@ -62,7 +60,6 @@ class SimEngine : public protocol::Actions {
   };
 
   void schedule(double time, EventKind kind, int update_id = -1);
-  void evaluate(double time);
   // Links are FIFO queues served in virtual-time order, so a message enters the network only
   // when its event comes up, never when it is foreseen.
   void send_update(int update_id);
@@ -74,17 +71,13 @@ class SimEngine : public protocol::Actions {
   double send_from_servers(int worker, double bytes, double time);
 
   const config::Config& config_;
-  const data::DataSplit& data_;
-  model::Learner& learner_;
-  RunListener& listener_;
+  // One model computes every worker's steps, one at a time, and the evaluations.
+  std::unique_ptr<model::Learner> learner_;
+  ServerState state_;
   cluster::ClusterModel cluster_;
-  std::unique_ptr<protocol::Protocol> protocol_;
-  std::unique_ptr<server::ParameterServer> server_;
   std::unique_ptr<SimNetwork> network_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   std::vector<WorkerClock> clocks_;
-  UpdatePool pool_;
-  metrics::RunStatistics stats_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<double> shard_free_at_;
   std::vector<double> shard_fraction_;  // each shard's share of the model's bytes
@@ -93,8 +86,6 @@ class SimEngine : public protocol::Actions {
   double now_ = 0;
   uint64_t sequence_ = 0;
   int updates_in_flight_ = 0;
-  int64_t evaluated_version_ = -1;
-  double evaluated_time_ = -1;
 };
 
 }  // namespace hetps::engine

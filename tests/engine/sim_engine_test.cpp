@@ -45,8 +45,8 @@ config::Config small_config(const std::string& protocol) {
 
 Outcome run_sim(const config::Config& config) {
   Outcome outcome;
-  testing::SoftmaxLearner learner(784, 10, config.seed);
-  outcome.summary = run(config, small_data(), learner, outcome.log);
+  outcome.summary =
+      run(config, small_data(), testing::softmax_source(784, 10, config.seed), outcome.log);
   return outcome;
 }
 
@@ -131,9 +131,9 @@ TEST(SimEngineTest, StopsAtMaxTime) {
 
 TEST(SimEngineTest, UnknownProtocolIsABadConfiguration) {
   auto config = small_config("nope");
-  testing::SoftmaxLearner learner(784, 10, 1);
   CollectingListener log;
-  EXPECT_THROW(run(config, small_data(), learner, log), std::invalid_argument);
+  EXPECT_THROW(run(config, small_data(), testing::softmax_source(784, 10, 1), log),
+               std::invalid_argument);
 }
 
 }  // namespace

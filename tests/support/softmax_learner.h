@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cmath>
+#include <memory>
 #include <random>
 #include <vector>
 
+#include "engine/engine.h"
 #include "model/learner.h"
 
 namespace hetps::testing {
@@ -82,5 +84,10 @@ class SoftmaxLearner : public model::Learner {
   uint64_t seed_;
   params::ParamLayout layout_;
 };
+
+// Softmax learners for an engine: a fresh one per call, all alike.
+inline engine::ModelSource softmax_source(int inputs, int classes, uint64_t seed) {
+  return {[=] { return std::make_unique<SoftmaxLearner>(inputs, classes, seed); }, {}};
+}
 
 }  // namespace hetps::testing

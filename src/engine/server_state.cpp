@@ -1,0 +1,103 @@
+#include "engine/server_state.h"
+
+#include <stdexcept>
+
+#include "protocol/registry.h"
+
+namespace hetps::engine {
+
+std::unique_ptr<protocol::Protocol> make_protocol(const config::ProtocolConfig& config) {
+  const protocol::ProtocolInfo* info = protocol::find_protocol(config.name);
+  if (info == nullptr) {
+    throw std::invalid_argument("protocol.name: unknown protocol '" + config.name +
+                                "' (allowed: " + protocol::protocol_names() + ")");
+  }
+  return info->make(protocol::complete_params(*info, config.params));
+}
+
+server::ServerOptions server_options(const config::Config& config) {
+  server::ServerOptions options;
+  options.shards = config.cluster.servers;
+  options.sgd = {config.train.nesterov, config.train.weight_decay};
+  options.momentum = config.train.momentum;
+  options.schedule = {config.train.lr,
+                      config.train.lr_schedule,
+                      config.train.lr_warmup_samples,
+                      config.train.lr_step_samples,
+                      config.train.lr_step_gamma,
+                      config.train.max_samples};
+  return options;
+}
+
+namespace {
+
+std::vector<float> initial_model(model::Learner& learner) {
+  std::vector<float> initial(learner.layout().size());
+  learner.initial_parameters(initial);
+  return initial;
+}
+
+}  // namespace
+
+ServerState::ServerState(const config::Config& config, const data::DataSplit& data,
+                         model::Learner& evaluator, RunListener& listener)
+    : config_(config),
+      data_(data),
+      evaluator_(evaluator),
+      listener_(listener),
+      protocol_(make_protocol(config.protocol)),
+      server_(std::make_unique<server::ParameterServer>(
+          evaluator.layout(), initial_model(evaluator), server_options(config))),
+      pool_(evaluator.layout().size()) {
+  stats_.set_target(config.train.target_accuracy);
+}
+
+int64_t ServerState::apply(const protocol::ApplyOrder& order) {
+  std::vector<const float*> payloads;
+  payloads.reserve(order.update_ids.size());
+  for (int id : order.update_ids) payloads.push_back(pool_.buffer(id).data());
+  const int64_t version_before = server_->version();
+  server_->apply(order, payloads, stats_.samples());
+  for (int id : order.update_ids) {
+    const protocol::UpdateInfo& info = pool_.at(id).info;
+    stats_.on_applied(version_before - info.base_version, info.samples, info.train_loss);
+    pool_.release(id);
+  }
+  return server_->version();
+}
+
+void ServerState::record(const protocol::ProtocolEvent& event, double time) {
+  nlohmann::json record = {{"type", event.type}, {"time", time}};
+  if (event.details.is_object()) record.update(event.details);
+  listener_.on_event(record);
+}
+
+void ServerState::evaluate(double time) {
+  const data::Dataset& test = data_.test;
+  model::Evaluation result = evaluator_.evaluate(
+      server_->model(), model::Batch{test.inputs.data(), test.labels.data(), test.size()});
+  listener_.on_eval(stats_.evaluation(time, server_->version(), result.accuracy, result.loss,
+                                      params::hash_parameters(server_->model())));
+  evaluated_version_ = server_->version();
+  evaluated_time_ = time;
+}
+
+metrics::Summary ServerState::finish(double time, const std::string& stop_reason,
+                                     const std::string& engine,
+                                     std::chrono::steady_clock::time_point wall_start) {
+  // The last record describes the final model, whatever the event that ended the run.
+  if (server_->version() != evaluated_version_ || time != evaluated_time_) evaluate(time);
+  metrics::Summary summary;
+  summary.protocol = config_.protocol.name;
+  summary.run_name = config_.run.name;
+  summary.engine = engine;
+  summary.workers = config_.cluster.workers;
+  summary.seed = config_.seed;
+  stats_.fill(summary);
+  summary.stop_reason = stop_reason;
+  summary.wall_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  return summary;
+}
+
+}  // namespace hetps::engine

@@ -1,0 +1,72 @@
+// The server side of a run as every engine keeps it: the protocol, the parameter server, the
+// updates in flight, the running statistics and the evaluations. Engines differ only in how
+// time passes and how messages travel; what happens when an update is applied, discarded or
+// evaluated is written here once.
+#pragma once
+
+#include <chrono>
+#include <memory>
+#include <string>
+
+#include "config/config.h"
+#include "data/dataset.h"
+#include "engine/engine.h"
+#include "engine/update_pool.h"
+#include "metrics/run_statistics.h"
+#include "model/learner.h"
+#include "protocol/protocol.h"
+#include "server/parameter_server.h"
+
+namespace hetps::engine {
+
+// The protocol named by `config.protocol`; throws std::invalid_argument for an unknown name.
+std::unique_ptr<protocol::Protocol> make_protocol(const config::ProtocolConfig& config);
+server::ServerOptions server_options(const config::Config& config);
+
+class ServerState {
+ public:
+  // `evaluator` computes the initial model and every evaluation; the caller keeps it alive and
+  // uses it from the thread that calls `evaluate` only.
+  ServerState(const config::Config& config, const data::DataSplit& data, model::Learner& evaluator,
+              RunListener& listener);
+
+  protocol::Protocol& protocol() { return *protocol_; }
+  server::ParameterServer& server() { return *server_; }
+  const server::ParameterServer& server() const { return *server_; }
+  UpdatePool& pool() { return pool_; }
+  metrics::RunStatistics& stats() { return stats_; }
+  int64_t model_bytes() const {
+    return static_cast<int64_t>(server_->model().size() * sizeof(float));
+  }
+
+  // Applies the order's updates as one version, counts them and frees their buffers.
+  int64_t apply(const protocol::ApplyOrder& order);
+  void discard(int update_id) { pool_.release(update_id); }
+  // Writes a protocol event (or an engine event: a failure, a warning) into the run log.
+  void record(const protocol::ProtocolEvent& event, double time);
+
+  void evaluate(double time);
+  // The learning rate a worker's local optimizer uses now.
+  double current_lr() const { return server_->current_lr(stats_.samples()); }
+  bool budget_spent() const { return stats_.samples() >= config_.train.max_samples; }
+  bool target_reached() const { return stats_.target_reached(); }
+
+  // Evaluates the final model unless the last evaluation already described it, and returns
+  // the summary; `wall_start` is when the engine began.
+  metrics::Summary finish(double time, const std::string& stop_reason, const std::string& engine,
+                          std::chrono::steady_clock::time_point wall_start);
+
+ private:
+  const config::Config& config_;
+  const data::DataSplit& data_;
+  model::Learner& evaluator_;
+  RunListener& listener_;
+  std::unique_ptr<protocol::Protocol> protocol_;
+  std::unique_ptr<server::ParameterServer> server_;
+  UpdatePool pool_;
+  metrics::RunStatistics stats_;
+  int64_t evaluated_version_ = -1;
+  double evaluated_time_ = -1;
+};
+
+}  // namespace hetps::engine
