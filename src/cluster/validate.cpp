@@ -1,6 +1,7 @@
 #include "cluster/validate.h"
 
 #include <cmath>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -20,6 +21,12 @@ void require_positive(const std::string& key, double value) {
   require(value > 0 && std::isfinite(value), key, value, "must be a finite number > 0");
 }
 
+// A bandwidth of `inf` is an ideal link: it adds no transfer time (the real engines then inject
+// no delay for it).
+void require_bandwidth(const std::string& key, double value) {
+  require(value > 0, key, value, "must be a number > 0 (inf: an ideal link)");
+}
+
 void require_non_negative(const std::string& key, double value) {
   require(value >= 0 && std::isfinite(value), key, value, "must be a finite number >= 0");
 }
@@ -32,16 +39,42 @@ void require_each(const std::string& key, const std::vector<double>& values,
   for (size_t i = 0; i < values.size(); ++i) check(fmt::format("{}[{}]", key, i), values[i]);
 }
 
+// `key` names the list element ("cluster.stragglers[0]") whose worker this is.
+void require_worker(const std::string& key, int worker, int workers) {
+  if (worker < 0 || worker >= workers) {
+    throw std::invalid_argument(
+        fmt::format("{}.worker = {}: must be in [0, {}) (cluster.workers)", key, worker, workers));
+  }
+}
+
 void validate_episode(const config::StragglerEpisode& episode, size_t index, int workers) {
   std::string key = fmt::format("cluster.stragglers[{}]", index);
-  if (episode.worker < 0 || episode.worker >= workers) {
-    throw std::invalid_argument(fmt::format("{}.worker = {}: must be in [0, {}) (cluster.workers)",
-                                            key, episode.worker, workers));
-  }
+  require_worker(key, episode.worker, workers);
   require_non_negative(key + ".start", episode.start);
   require_positive(key + ".duration", episode.duration);
   require(episode.slowdown >= 1 && std::isfinite(episode.slowdown), key + ".slowdown",
           episode.slowdown, "must be a finite number >= 1");
+}
+
+// A worker fails at most once: a second entry would be a fault injected into the dead.
+void validate_failures(const std::vector<config::WorkerFailure>& failures, int workers) {
+  std::map<int, size_t> entry_of_worker;
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const config::WorkerFailure& failure = failures[i];
+    const std::string key = fmt::format("cluster.failures[{}]", i);
+    require_worker(key, failure.worker, workers);
+    const auto [first, inserted] = entry_of_worker.emplace(failure.worker, i);
+    if (!inserted) {
+      throw std::invalid_argument(
+          fmt::format("{}.worker = {}: already fails in cluster.failures[{}]; a worker fails once",
+                      key, failure.worker, first->second));
+    }
+    require_non_negative(key + ".time", failure.time);
+    if (failure.kind != "crash" && failure.kind != "hang") {
+      throw std::invalid_argument(
+          fmt::format("{}.kind = \"{}\": must be \"crash\" or \"hang\"", key, failure.kind));
+    }
+  }
 }
 
 void validate_random(const config::RandomStragglers& random) {
@@ -69,15 +102,16 @@ void validate(const config::ClusterConfig& cluster) {
   require_each("cluster.speeds", cluster.speeds, require_positive);
   require_positive("cluster.worker_gflops", cluster.worker_gflops);
   require_non_negative("cluster.compute_noise", cluster.compute_noise);
-  require_each("cluster.link_gbps", cluster.link_gbps, require_positive);
+  require_each("cluster.link_gbps", cluster.link_gbps, require_bandwidth);
   require_each("cluster.link_latency_ms", cluster.link_latency_ms, require_non_negative);
-  require_positive("cluster.server_gbps", cluster.server_gbps);
+  require_bandwidth("cluster.server_gbps", cluster.server_gbps);
   require_non_negative("cluster.server_latency_ms", cluster.server_latency_ms);
   require_positive("cluster.apply_gbps", cluster.apply_gbps);
   for (size_t i = 0; i < cluster.stragglers.size(); ++i) {
     validate_episode(cluster.stragglers[i], i, cluster.workers);
   }
   validate_random(cluster.random_stragglers);
+  validate_failures(cluster.failures, cluster.workers);
 }
 
 }  // namespace hetps::cluster

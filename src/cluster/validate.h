@@ -10,7 +10,8 @@ namespace hetps::cluster {
 // be finite; counts at least 1; speeds and rates (gbps, gflops) > 0; latencies and noise >= 0;
 // lists of speeds and links non-empty; an episode's worker in [0, workers), start >= 0,
 // duration > 0, slowdown >= 1; random episodes' rate >= 0, mean duration > 0,
-// 1 <= slowdown_min <= slowdown_max.
+// 1 <= slowdown_min <= slowdown_max; a failure's worker in [0, workers), each worker at most
+// once, time >= 0, kind "crash" or "hang".
 void validate(const config::ClusterConfig& cluster);
 
 }  // namespace hetps::cluster

@@ -73,6 +73,17 @@ struct RandomStragglers {
   bool operator==(const RandomStragglers&) const = default;
 };
 
+// A fault injected into one worker at `time` seconds of engine time (virtual on sim, wall
+// since the start on the real engines). A crash kills the worker and the engine tells the
+// protocol; a hang leaves it silent without telling anyone, for the stall inspector to catch.
+struct WorkerFailure {
+  int worker = 0;
+  double time = 0;
+  std::string kind = "crash";  // crash | hang
+
+  bool operator==(const WorkerFailure&) const = default;
+};
+
 struct ClusterConfig {
   std::string scenario = "hetero-compute";
   int workers = 8;
@@ -87,7 +98,8 @@ struct ClusterConfig {
   double apply_gbps = 80.0;  // server apply rate (bytes of update per second)
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
-  std::string trace;  // CSV of per-worker relative speed over time
+  std::string trace;                    // CSV of per-worker relative speed over time
+  std::vector<WorkerFailure> failures;  // at most one per worker
 
   bool operator==(const ClusterConfig&) const = default;
 };
@@ -102,6 +114,12 @@ struct ProtocolConfig {
 struct RunConfig {
   // run_name in the summary and the run's directory name; defaults to the protocol's name.
   std::string name;
+  // Intra-op and BLAS threads of each worker on the threads and mpi engines; sim ignores it.
+  int threads_per_worker = 1;
+  // Real engines: a wait longer than the warning logs who is waited for; one longer than the
+  // timeout stops the run with that message. Seconds of wall time.
+  double stall_warning_s = 10;
+  double stall_timeout_s = 120;  // >= stall_warning_s
 
   bool operator==(const RunConfig&) const = default;
 };

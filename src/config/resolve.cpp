@@ -65,6 +65,10 @@ void check_consistency(const Config& config) {
     throw ConfigError(
         "train.lr_step_samples must be >= 1 with train.lr_schedule = \"step\", got 0");
   }
+  if (config.run.stall_timeout_s < config.run.stall_warning_s) {
+    throw ConfigError(fmt::format("run.stall_timeout_s must be >= run.stall_warning_s ({}), got {}",
+                                  config.run.stall_warning_s, config.run.stall_timeout_s));
+  }
 }
 
 }  // namespace hetps::config

@@ -18,8 +18,8 @@ struct ResolveOptions {
 Config resolve(const UserSettings& settings, const ResolveOptions& options = {});
 
 // The checks that involve several keys: the cluster as a whole (cluster::validate: a
-// straggler's worker against `cluster.workers`, ...) and the learning-rate schedule; resolve()
-// runs them. Throws ConfigError.
+// straggler's worker against `cluster.workers`, ...), the learning-rate schedule and the
+// stall limits; resolve() runs them. Throws ConfigError.
 void check_consistency(const Config& config);
 
 }  // namespace hetps::config

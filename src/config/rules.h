@@ -70,7 +70,7 @@ struct DirectoryName {
   std::string describe() const;
 };
 
-// For settings whose type says it all (true/false, the straggler list).
+// For settings whose type says it all (true/false).
 struct Unconstrained {};
 
 }  // namespace hetps::config

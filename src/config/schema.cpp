@@ -5,6 +5,7 @@
 
 #include "config/error.h"
 #include "config/scenarios.h"
+#include "config/table_list.h"
 #include "protocol/registry.h"
 
 namespace hetps::config {
@@ -20,41 +21,16 @@ const Schema<StragglerEpisode>& straggler_schema() {
   return schema;
 }
 
+const Schema<WorkerFailure>& failure_schema() {
+  static const Schema<WorkerFailure> schema({
+      field("worker", Range::at_least(0), &WorkerFailure::worker),
+      field("time", Range::at_least(0), &WorkerFailure::time),
+      field("kind", Choices{{"crash", "hang"}}, &WorkerFailure::kind),
+  });
+  return schema;
+}
+
 }  // namespace
-
-// `cluster.stragglers`: a list of tables, each with every key of a straggler episode.
-void read_into(std::vector<StragglerEpisode>& out, const toml::node& node, Unconstrained,
-               const ValueSite& site) {
-  const auto& schema = straggler_schema();
-  const std::string allowed =
-      fmt::format("a list of tables {{{}}}", fmt::join(schema.keys_of(""), ", "));
-  const auto* array = node.as_array();
-  if (!array) site.reject(allowed, node);
-  std::vector<StragglerEpisode> episodes;
-  for (size_t i = 0; i < array->size(); ++i) {
-    const toml::node& element = *array->get(i);
-    const auto* table = element.as_table();
-    const std::string key = fmt::format("{}[{}]", site.key, i);
-    if (!table) site.reject(allowed, node);
-    for (const std::string& required : schema.keys_of("")) {
-      if (!table->contains(required)) {
-        ValueSite{site.source, key}.reject(fmt::format("a table that sets {}", required), element);
-      }
-    }
-    read_table(*table, schema, episodes.emplace_back(), TableSite{site.source, key, {}});
-  }
-  out = std::move(episodes);
-}
-
-toml::array toml_value(const std::vector<StragglerEpisode>& episodes) {
-  toml::array array;
-  for (const StragglerEpisode& episode : episodes) {
-    toml::table table;
-    for (const auto& field : straggler_schema().fields()) field.write(episode, table);
-    array.push_back(std::move(table));
-  }
-  return array;
-}
 
 void reject_unknown_key(const TableSite& site, const std::string& key, const std::string& table,
                         const std::vector<std::string>& known, const toml::node& node) {
@@ -113,12 +89,16 @@ const Schema<Config>& config_schema() {
       field("cluster.speeds", positive, &C::cluster, &Cluster::speeds),
       field("cluster.worker_gflops", positive, &C::cluster, &Cluster::worker_gflops),
       field("cluster.compute_noise", non_negative, &C::cluster, &Cluster::compute_noise),
-      field("cluster.link_gbps", positive, &C::cluster, &Cluster::link_gbps),
+      // inf: an ideal link, which adds no transfer time (and no injected delay).
+      field("cluster.link_gbps", positive.or_infinity(), &C::cluster, &Cluster::link_gbps),
       field("cluster.link_latency_ms", non_negative, &C::cluster, &Cluster::link_latency_ms),
-      field("cluster.server_gbps", positive, &C::cluster, &Cluster::server_gbps),
+      field("cluster.server_gbps", positive.or_infinity(), &C::cluster, &Cluster::server_gbps),
       field("cluster.server_latency_ms", non_negative, &C::cluster, &Cluster::server_latency_ms),
       field("cluster.apply_gbps", positive, &C::cluster, &Cluster::apply_gbps),
-      field("cluster.stragglers", Unconstrained{}, &C::cluster, &Cluster::stragglers),
+      // An episode sets all of its keys.
+      table_list("cluster.stragglers",
+                 TableList<StragglerEpisode>{straggler_schema(), straggler_schema().keys_of("")},
+                 &C::cluster, &Cluster::stragglers),
       field("cluster.random_stragglers.rate_per_min", non_negative, &C::cluster,
             &Cluster::random_stragglers, &Random::rate_per_min),
       field("cluster.random_stragglers.mean_duration", positive, &C::cluster,
@@ -128,11 +108,18 @@ const Schema<Config>& config_schema() {
       field("cluster.random_stragglers.slowdown_max", at_least_one, &C::cluster,
             &Cluster::random_stragglers, &Random::slowdown_max),
       field("cluster.trace", any_string, &C::cluster, &Cluster::trace),
+      // A failure may leave `kind` out: a crash unless it says otherwise.
+      table_list("cluster.failures", TableList<WorkerFailure>{failure_schema(), {"worker", "time"}},
+                 &C::cluster, &Cluster::failures),
       // The protocol's own parameters (`protocol.<parameter>`) depend on the protocol chosen:
       // they are read apart, see settings.h.
       field("protocol.name", Choices::named(protocol::all_protocols()), &C::protocol,
             &ProtocolConfig::name),
       field("run.name", DirectoryName{}, &C::run, &RunConfig::name),
+      field("run.threads_per_worker", at_least_one, &C::run, &RunConfig::threads_per_worker),
+      // Finite: a wait never waits forever.
+      field("run.stall_warning_s", positive, &C::run, &RunConfig::stall_warning_s),
+      field("run.stall_timeout_s", positive, &C::run, &RunConfig::stall_timeout_s),
   });
   return schema;
 }

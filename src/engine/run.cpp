@@ -1,9 +1,38 @@
+#include <map>
 #include <stdexcept>
 
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
 #include "engine/engine.h"
+#include "engine/external_engines.h"
 #include "engine/sim_engine.h"
+#include "engine/threads_engine.h"
 
 namespace hetps::engine {
+namespace {
+
+std::map<std::string, ExternalEngine>& external_engines() {
+  static std::map<std::string, ExternalEngine> engines;
+  return engines;
+}
+
+}  // namespace
+
+void register_engine(const std::string& name, ExternalEngine engine) {
+  external_engines()[name] = std::move(engine);
+}
+
+const ExternalEngine* find_external_engine(const std::string& name) {
+  const auto it = external_engines().find(name);
+  return it == external_engines().end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> external_engine_names() {
+  std::vector<std::string> names;
+  for (const auto& [name, engine] : external_engines()) names.push_back(name);
+  return names;
+}
 
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener) {
@@ -11,10 +40,23 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
     SimEngine engine(config, data, models, listener);
     return engine.run();
   }
-  throw std::invalid_argument("engine: '" + config.engine +
-                              "' is not available in this build (available: sim)");
+  if (config.engine == "threads") {
+    ThreadsEngine engine(config, data, models, listener);
+    return engine.run();
+  }
+  if (const ExternalEngine* engine = find_external_engine(config.engine)) {
+    return engine->run(config, data, models, listener);
+  }
+  std::vector<std::string> available = {"sim", "threads"};
+  for (const std::string& name : external_engine_names()) available.push_back(name);
+  throw std::invalid_argument(
+      fmt::format("engine: '{}' is not available in this build (available: {})", config.engine,
+                  fmt::join(available, ", ")));
 }
 
-bool is_primary_process(const config::Config&) { return true; }
+bool is_primary_process(const config::Config& config) {
+  const ExternalEngine* engine = find_external_engine(config.engine);
+  return engine == nullptr || engine->is_primary_process(config);
+}
 
 }  // namespace hetps::engine

@@ -39,14 +39,23 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
 
 SimEngine::~SimEngine() = default;
 
-void SimEngine::schedule(double time, EventKind kind, int update_id) {
-  if (kind != EventKind::Evaluation) ++updates_in_flight_;
-  events_.push(Event{time, sequence_++, kind, update_id});
+void SimEngine::schedule(double time, EventKind kind, int worker, int update_id) {
+  if (kind == EventKind::PushReady || kind == EventKind::UpdateArrives) ++updates_in_flight_;
+  events_.push(Event{time, sequence_++, kind, worker, update_id});
+}
+
+bool SimEngine::is_lost(const Event& event) const {
+  return (event.kind == EventKind::PushReady || event.kind == EventKind::UpdateArrives) &&
+         clocks_[static_cast<size_t>(event.worker)].silent;
 }
 
 metrics::Summary SimEngine::run() {
   const auto wall_start = std::chrono::steady_clock::now();
   const int workers = config_.cluster.workers;
+  // Scheduled first, so that a failure comes before any other event of the same instant.
+  for (const config::WorkerFailure& failure : config_.cluster.failures) {
+    schedule(failure.time, EventKind::WorkerFails, failure.worker);
+  }
   state_.protocol().start(
       protocol::RunShape{workers, config_.train.max_samples, config_.data.batch_size}, *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
@@ -57,6 +66,7 @@ metrics::Summary SimEngine::run() {
   while (updates_in_flight_ > 0) {
     Event event = events_.top();
     events_.pop();
+    if (is_lost(event)) continue;
     if (event.time > config_.train.max_time) {
       now_ = config_.train.max_time;
       stop_reason = "max_time";
@@ -70,6 +80,10 @@ metrics::Summary SimEngine::run() {
         break;
       }
       schedule(now_ + config_.train.eval_interval, EventKind::Evaluation);
+      continue;
+    }
+    if (event.kind == EventKind::WorkerFails) {
+      fail(event.worker);
       continue;
     }
     --updates_in_flight_;
@@ -89,6 +103,7 @@ metrics::Summary SimEngine::run() {
 void SimEngine::deliver(int update_id) {
   protocol::UpdateInfo info = state_.pool().at(update_id).info;
   info.now = now_;
+  clocks_[static_cast<size_t>(info.worker)].update_in_flight = -1;
   state_.protocol().on_update(info, *this);
   state_.protocol().on_pull_request(info.worker, *this);
 }
@@ -99,32 +114,15 @@ double SimEngine::servers_free_at() const {
   return free_at;
 }
 
-double SimEngine::send_to_servers(int worker, double bytes, double time) {
-  double arrival = time;
-  for (size_t s = 0; s < shard_fraction_.size(); ++s) {
-    arrival = std::max(arrival, network_->send(worker, network_->server_node(static_cast<int>(s)),
-                                               bytes * shard_fraction_[s], time));
-  }
-  return arrival;
-}
-
-double SimEngine::send_from_servers(int worker, double bytes, double time) {
-  double arrival = time;
-  for (size_t s = 0; s < shard_fraction_.size(); ++s) {
-    arrival = std::max(arrival, network_->send(network_->server_node(static_cast<int>(s)), worker,
-                                               bytes * shard_fraction_[s], time));
-  }
-  return arrival;
-}
-
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   if (plan.send_to != protocol::kServer || plan.keep_ratio != 1.0) {
     // Leader aggregation and top-k come with the protocols that need them (Petrel, ASHL).
     throw std::logic_error("the simulator does not yet carry updates to leaders or compress them");
   }
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
+  if (clock.silent) return;
   const double sent = servers_free_at();
-  const double pulled = send_from_servers(worker, model_bytes_, sent);
+  const double pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
   state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
   clock.last_pull_seconds = pulled - sent;
 
@@ -148,17 +146,37 @@ void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   info.samples = result.samples;
   info.train_loss = result.mean_loss;
   info.compute_seconds = computed - pulled;
-  schedule(computed, EventKind::PushReady, id);
+  clock.update_in_flight = id;
+  schedule(computed, EventKind::PushReady, worker, id);
 }
 
 void SimEngine::send_update(int update_id) {
   protocol::UpdateInfo& info = state_.pool().at(update_id).info;
   const double push_bytes = model_bytes_;
-  const double arrived = send_to_servers(info.worker, push_bytes, now_);
+  const double arrived = network_->send_to_servers(info.worker, push_bytes, shard_fraction_, now_);
   state_.stats().add_bytes_to_server(static_cast<int64_t>(push_bytes));
   info.comm_seconds =
       (arrived - now_) + clocks_[static_cast<size_t>(info.worker)].last_pull_seconds;
-  schedule(arrived, EventKind::UpdateArrives, update_id);
+  schedule(arrived, EventKind::UpdateArrives, info.worker, update_id);
+}
+
+// A crashed worker's death is announced (the protocol stops waiting for it); a hung one just
+// goes quiet, as a stuck process would, and only a stall inspector can notice.
+void SimEngine::fail(int worker) {
+  const auto failure =
+      std::ranges::find(config_.cluster.failures, worker, &config::WorkerFailure::worker);
+  WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
+  clock.silent = true;
+  if (clock.update_in_flight >= 0) {
+    state_.discard(clock.update_in_flight);
+    clock.update_in_flight = -1;
+    --updates_in_flight_;
+  }
+  const bool crash = failure->kind == "crash";
+  state_.record(
+      {crash ? "worker_failed" : "worker_hung", {{"worker", worker}, {"kind", failure->kind}}},
+      now_);
+  if (crash) state_.protocol().on_worker_failed(worker, *this);
 }
 
 int64_t SimEngine::apply(const protocol::ApplyOrder& order) {

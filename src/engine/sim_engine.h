@@ -3,7 +3,8 @@
 // steps are computed at the virtual moment the server sends its pull reply — the global model
 // is then exactly the version in that reply — and delivered when the steps' virtual time
 // ends, so gradient protocols need no copy of the model per step. Same config and seed ⇒ the
-// same run log, bit for bit.
+// same run log, bit for bit. `cluster.failures` silence workers at their virtual time: the
+// update a failing worker has in flight is lost, and its pulls are never answered again.
 #pragma once
 
 #include <memory>
@@ -43,12 +44,14 @@ class SimEngine : public protocol::Actions {
     Evaluation,
     PushReady,      // a worker's steps are done: its update enters its uplink
     UpdateArrives,  // the last byte of an update has reached the server shards
+    WorkerFails,    // the worker's entry of `cluster.failures` comes due
   };
   struct Event {
     double time;
     uint64_t sequence;  // ties broken by insertion order: deterministic
     EventKind kind;
-    int update_id;
+    int worker;     // -1 for an evaluation
+    int update_id;  // PushReady and UpdateArrives only
     bool operator>(const Event& other) const {
       return time != other.time ? time > other.time : sequence > other.sequence;
     }
@@ -57,18 +60,23 @@ class SimEngine : public protocol::Actions {
     int64_t steps = 0;  // steps computed so far: indexes the cluster's step noise
     int64_t pushes = 0;
     double last_pull_seconds = 0;  // transfer time of the last pull reply
+    // Computed or travelling, not yet handed to the protocol: the engine owns its buffer.
+    int update_in_flight = -1;
+    bool silent = false;  // crashed or hung: it sends nothing more and is sent nothing
   };
 
-  void schedule(double time, EventKind kind, int update_id = -1);
+  // Only updates keep the run going: an evaluation or a failure still to come does not.
+  void schedule(double time, EventKind kind, int worker = -1, int update_id = -1);
+  // Whether the event is an update of a worker that has since fallen silent: it was counted
+  // out of the updates in flight when the worker failed.
+  bool is_lost(const Event& event) const;
+  void fail(int worker);
   // Links are FIFO queues served in virtual-time order, so a message enters the network only
   // when its event comes up, never when it is foreseen.
   void send_update(int update_id);
   void deliver(int update_id);
   // When every shard has finished the work queued on it, starting no earlier than now.
   double servers_free_at() const;
-  // Sends one message per shard (each its key range's share of `bytes`); returns the last arrival.
-  double send_to_servers(int worker, double bytes, double time);
-  double send_from_servers(int worker, double bytes, double time);
 
   const config::Config& config_;
   // One model computes every worker's steps, one at a time, and the evaluations.

@@ -6,6 +6,7 @@
 // server or a busy leader queues.
 #pragma once
 
+#include <span>
 #include <vector>
 
 #include "cluster/cluster_model.h"
@@ -22,6 +23,12 @@ class SimNetwork {
   // Sends `bytes` from node `from` to node `to`, handed to the uplink at `time`; returns the
   // time the last byte has arrived.
   double send(int from, int to, double bytes, double time);
+  // One message between a worker and each server shard, each carrying its key range's share
+  // (`shard_fractions`, one per shard) of `bytes`; returns the last arrival.
+  double send_to_servers(int worker, double bytes, std::span<const double> shard_fractions,
+                         double time);
+  double send_from_servers(int worker, double bytes, std::span<const double> shard_fractions,
+                           double time);
 
  private:
   struct Queue {

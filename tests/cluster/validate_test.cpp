@@ -35,11 +35,11 @@ TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
       {[](auto& c) {
          c.link_gbps = {10, 0};
        },
-       "cluster.link_gbps[1] = 0: must be a finite number > 0"},
+       "cluster.link_gbps[1] = 0: must be a number > 0 (inf: an ideal link)"},
       {[](auto& c) { c.link_latency_ms = {-1}; },
        "cluster.link_latency_ms[0] = -1: must be a finite number >= 0"},
-      {[](auto& c) { c.server_gbps = INFINITY; },
-       "cluster.server_gbps = inf: must be a finite number > 0"},
+      {[](auto& c) { c.server_gbps = NAN; },
+       "cluster.server_gbps = nan: must be a number > 0 (inf: an ideal link)"},
       {[](auto& c) { c.server_latency_ms = -3; },
        "cluster.server_latency_ms = -3: must be a finite number >= 0"},
       {[](auto& c) { c.apply_gbps = 0; }, "cluster.apply_gbps = 0: must be a finite number > 0"},
@@ -63,6 +63,23 @@ TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
          c.stragglers = {{0, 0, 1, 0.5}};
        },
        "cluster.stragglers[0].slowdown = 0.5: must be a finite number >= 1"},
+      {[](auto& c) {
+         c.failures = {{8, 0, "crash"}};
+       },
+       "cluster.failures[0].worker = 8: must be in [0, 8) (cluster.workers)"},
+      {[](auto& c) {
+         c.failures = {{2, 1, "crash"}, {3, 1, "hang"}, {2, 4, "hang"}};
+       },
+       "cluster.failures[2].worker = 2: already fails in cluster.failures[0]; a worker fails "
+       "once"},
+      {[](auto& c) {
+         c.failures = {{2, NAN, "crash"}};
+       },
+       "cluster.failures[0].time = nan: must be a finite number >= 0"},
+      {[](auto& c) {
+         c.failures = {{2, 1, "freeze"}};
+       },
+       "cluster.failures[0].kind = \"freeze\": must be \"crash\" or \"hang\""},
       {[](auto& c) { c.random_stragglers.rate_per_min = -1; },
        "cluster.random_stragglers.rate_per_min = -1: must be a finite number >= 0"},
       {[](auto& c) { c.random_stragglers.mean_duration = 0; },

@@ -3,6 +3,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <set>
+
 #include "config/schema.h"
 #include "config_test_util.h"
 #include "protocol/registry.h"
@@ -93,13 +95,21 @@ TEST(ConfigErrors, InfinityAndNanAreRejected) {
   EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]"}),
             "--set cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]: "
             "cluster.stragglers[0].start must be a finite number >= 0, got inf");
+  // inf means "no limit" (max_time) or "an ideal link" (bandwidths) there, and nowhere else.
+  const std::set<std::string> infinite_allowed = {"train.max_time", "cluster.link_gbps",
+                                                  "cluster.server_gbps"};
   for (const auto& field : config_schema().fields()) {
-    if (field.key == "train.max_time") continue;
+    const bool allowed = infinite_allowed.contains(field.key);
     for (const char* value : {"inf", "-inf", "nan", "[inf]"}) {
       const std::string set = field.key + "=" + value;
-      EXPECT_NE(resolve_error({set}), "") << set;
+      const bool positive_infinity = std::string_view(value).find("-") == std::string_view::npos &&
+                                     std::string_view(value).find("inf") != std::string_view::npos;
+      if (!(allowed && positive_infinity)) {
+        EXPECT_NE(resolve_error({set}), "") << set;
+      }
     }
   }
+  EXPECT_EQ(resolve_error({"cluster.link_gbps=[inf]", "cluster.server_gbps=inf"}), "");
 }
 
 // inf is the default: no time limit.
@@ -149,8 +159,8 @@ TEST(ConfigErrors, ListsAreCheckedElementByElement) {
             "--set cluster.speeds=[1,-1]: cluster.speeds must be a non-empty list of finite "
             "numbers > 0, got [1, -1]");
   EXPECT_EQ(resolve_error({"cluster.link_gbps=[]"}),
-            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of finite "
-            "numbers > 0, got []");
+            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of numbers > "
+            "0, or inf, got []");
   EXPECT_EQ(resolve_error({"cluster.link_latency_ms=0.5"}),
             "--set cluster.link_latency_ms=0.5: cluster.link_latency_ms must be a non-empty list "
             "of finite numbers >= 0, got 0.5");
@@ -220,6 +230,35 @@ TEST(ConfigErrors, StragglersNameTheEpisode) {
             "start, duration, slowdown}, got 5");
 }
 
+TEST(ConfigErrors, FailuresNameTheEntry) {
+  EXPECT_EQ(resolve_error({"cluster.failures=[{worker=0,time=1,kind=\"explode\"}]"}),
+            "--set cluster.failures=[{worker=0,time=1,kind=\"explode\"}]: "
+            "cluster.failures[0].kind must be one of: crash, hang, got \"explode\"");
+  EXPECT_EQ(resolve_error({"cluster.failures=[{worker=0,time=-1}]"}),
+            "--set cluster.failures=[{worker=0,time=-1}]: cluster.failures[0].time must be a "
+            "finite number >= 0, got -1");
+  EXPECT_EQ(resolve_error({"cluster.failures=[{worker=0,time=1},{worker=1}]"}),
+            "--set cluster.failures=[{worker=0,time=1},{worker=1}]: cluster.failures[1] must be a "
+            "table that sets time, got { worker = 1 }");
+  EXPECT_EQ(resolve_error({"cluster.failures=[{worker=0,time=1,at=2}]"}),
+            "--set cluster.failures=[{worker=0,time=1,at=2}]: unknown key "
+            "cluster.failures[0].at; cluster.failures[0] has: worker, time, kind");
+  EXPECT_EQ(resolve_error({"cluster.failures=[3]"}),
+            "--set cluster.failures=[3]: cluster.failures must be a list of tables {worker, "
+            "time, kind}, got [3]");
+}
+
+TEST(ConfigErrors, RunLimitsAreChecked) {
+  EXPECT_EQ(resolve_error({"run.threads_per_worker=0"}),
+            "--set run.threads_per_worker=0: run.threads_per_worker must be an integer >= 1, got "
+            "0");
+  EXPECT_EQ(resolve_error({"run.stall_warning_s=0"}),
+            "--set run.stall_warning_s=0: run.stall_warning_s must be a finite number > 0, got 0");
+  EXPECT_EQ(resolve_error({"run.stall_timeout_s=inf"}),
+            "--set run.stall_timeout_s=inf: run.stall_timeout_s must be a finite number > 0, got "
+            "inf");
+}
+
 // The cluster's own check (cluster::validate), raised as a ConfigError.
 TEST(ConfigErrors, ChecksAcrossKeys) {
   EXPECT_EQ(resolve_error({"cluster.workers=2",
@@ -230,6 +269,16 @@ TEST(ConfigErrors, ChecksAcrossKeys) {
             "(3)");
   EXPECT_EQ(resolve_error({"train.lr_schedule=step"}),
             "train.lr_step_samples must be >= 1 with train.lr_schedule = \"step\", got 0");
+  EXPECT_EQ(resolve_error({"cluster.workers=4", "cluster.failures=[{worker=4,time=0}]"}),
+            "cluster.failures[0].worker = 4: must be in [0, 4) (cluster.workers)");
+  EXPECT_EQ(resolve_error({"cluster.failures=[{worker=1,time=0},{worker=1,time=5,kind=\"hang\"}]"}),
+            "cluster.failures[1].worker = 1: already fails in cluster.failures[0]; a worker "
+            "fails once");
+  EXPECT_EQ(resolve_error({"run.stall_timeout_s=5"}),
+            "run.stall_timeout_s must be >= run.stall_warning_s (10), got 5");
+  EXPECT_EQ(resolve_error({"run.stall_warning_s=30", "run.stall_timeout_s=20.5"}),
+            "run.stall_timeout_s must be >= run.stall_warning_s (30), got 20.5");
+  EXPECT_EQ(resolve_error({"run.stall_warning_s=30", "run.stall_timeout_s=30"}), "");
 }
 
 TEST(ConfigErrors, FileErrorsNameTheFileAndLine) {

@@ -54,6 +54,27 @@ TEST(SetFlag, StragglersAreAnArrayOfTables) {
   EXPECT_EQ(config.cluster.stragglers[1], (StragglerEpisode{0, 0.5, 1, 2}));
 }
 
+TEST(SetFlag, FailuresAreAnArrayOfTablesThatCrashUnlessToldToHang) {
+  const Config config =
+      resolve_sets({"cluster.failures=[{worker=3,time=12.5}, {worker=0,time=0,kind=\"hang\"}]"});
+  ASSERT_EQ(config.cluster.failures.size(), 2u);
+  EXPECT_EQ(config.cluster.failures[0], (WorkerFailure{3, 12.5, "crash"}));
+  EXPECT_EQ(config.cluster.failures[1], (WorkerFailure{0, 0, "hang"}));
+}
+
+TEST(SetFlag, RunLimitsHaveTheirDefaults) {
+  const Config defaults = resolve_sets({});
+  EXPECT_EQ(defaults.run.threads_per_worker, 1);
+  EXPECT_EQ(defaults.run.stall_warning_s, 10.0);
+  EXPECT_EQ(defaults.run.stall_timeout_s, 120.0);
+  EXPECT_TRUE(defaults.cluster.failures.empty());
+  const Config set = resolve_sets(
+      {"run.threads_per_worker=4", "run.stall_warning_s=0.5", "run.stall_timeout_s=2"});
+  EXPECT_EQ(set.run.threads_per_worker, 4);
+  EXPECT_EQ(set.run.stall_warning_s, 0.5);
+  EXPECT_EQ(set.run.stall_timeout_s, 2.0);
+}
+
 TEST(SetFlag, InfinityIsATomlFloat) {
   EXPECT_EQ(resolve_sets({"train.max_time=120"}).train.max_time, 120.0);
   EXPECT_EQ(resolve_sets({"train.max_time=inf"}).train.max_time,

@@ -1,73 +1,35 @@
 #include <gtest/gtest.h>
 
-#include "data/synthetic.h"
 #include "engine/engine.h"
-#include "support/softmax_learner.h"
+#include "small_run.h"
 
 namespace hetps::engine {
 namespace {
 
-struct CollectingListener : RunListener {
-  void on_eval(const metrics::EvalRecord& record) override {
-    lines.push_back(metrics::to_json(record).dump());
-    evals.push_back(record);
-  }
-  void on_event(const nlohmann::json& record) override { lines.push_back(record.dump()); }
-  std::vector<std::string> lines;
-  std::vector<metrics::EvalRecord> evals;
-};
-
-struct Outcome {
-  metrics::Summary summary;
-  CollectingListener log;
-};
-
-const data::DataSplit& small_data() {
-  static const data::DataSplit split = data::make_synthetic(2000, 400, 5);
-  return split;
-}
-
-config::Config small_config(const std::string& protocol) {
-  config::Config config;
-  config.protocol.name = protocol;
-  config.data.name = "synthetic";
-  config.data.batch_size = 16;
-  config.cluster.workers = 4;
-  config.cluster.speeds = {1.0, 1.0, 0.5, 0.25};
-  config.train.max_samples = 4 * 16 * 40;
-  config.train.lr = 0.1;
-  config.train.momentum = 0.0;
-  config.train.eval_interval = 0.05;
-  // The softmax model is tiny: scale the compute rate so a step is ~10× a push+pull.
-  config.cluster.worker_gflops = 0.02;
-  return config;
-}
-
-Outcome run_sim(const config::Config& config) {
-  Outcome outcome;
-  outcome.summary =
-      run(config, small_data(), testing::softmax_source(784, 10, config.seed), outcome.log);
-  return outcome;
-}
+using testing::CollectingListener;
+using testing::Outcome;
+using testing::run_small;
+using testing::small_config;
+using testing::small_data;
 
 TEST(SimEngineTest, SameConfigAndSeedGiveTheSameLogBitForBit) {
   for (const char* protocol : {"bsp", "asp", "ssp", "local_sgd"}) {
     auto config = small_config(protocol);
     config.cluster.random_stragglers.rate_per_min = 30;
     config.train.eval_interval = 0.5;  // stragglers stretch the run: keep evaluations few
-    Outcome first = run_sim(config);
-    Outcome second = run_sim(config);
+    Outcome first = run_small(config);
+    Outcome second = run_small(config);
     EXPECT_EQ(first.log.lines, second.log.lines) << protocol;
     EXPECT_GT(first.log.lines.size(), 3u) << protocol;
     config.seed = 2;
-    Outcome other_seed = run_sim(config);
+    Outcome other_seed = run_small(config);
     EXPECT_NE(first.log.evals.back().model_hash, other_seed.log.evals.back().model_hash)
         << protocol;
   }
 }
 
 TEST(SimEngineTest, BspIsNeverStaleAndSpendsTheBudgetExactly) {
-  Outcome bsp = run_sim(small_config("bsp"));
+  Outcome bsp = run_small(small_config("bsp"));
   EXPECT_EQ(bsp.summary.max_staleness, 0);
   EXPECT_EQ(bsp.summary.samples, 4 * 16 * 40);
   EXPECT_EQ(bsp.summary.updates, 40);
@@ -76,8 +38,8 @@ TEST(SimEngineTest, BspIsNeverStaleAndSpendsTheBudgetExactly) {
 }
 
 TEST(SimEngineTest, BspWaitsForTheSlowestWorkerAndAspDoesNot) {
-  Outcome bsp = run_sim(small_config("bsp"));
-  Outcome asp = run_sim(small_config("asp"));
+  Outcome bsp = run_small(small_config("bsp"));
+  Outcome asp = run_small(small_config("asp"));
   EXPECT_GT(asp.summary.max_staleness, 0);
   // Same samples: BSP's rounds last as long as the speed-0.25 worker's step; ASP's fast
   // workers keep going. Three fast-ish workers at 1, 1, 0.5 against a round of 4 steps at 0.25.
@@ -90,7 +52,7 @@ TEST(SimEngineTest, BspRoundTimeIsTheSlowestStepPlusCommunication) {
   config.cluster.speeds = {1.0, 0.5};
   config.cluster.workers = 2;
   config.train.max_samples = 2 * 16 * 10;
-  Outcome bsp = run_sim(config);
+  Outcome bsp = run_small(config);
   testing::SoftmaxLearner learner(784, 10, 1);
   const double slow_step = learner.flops_per_sample() * 16 / (0.02e9 * 0.5);
   const double per_round = bsp.summary.total_time / 10;
@@ -101,8 +63,8 @@ TEST(SimEngineTest, BspRoundTimeIsTheSlowestStepPlusCommunication) {
 TEST(SimEngineTest, SspBoundsTheStalenessThatAspLetsGrow) {
   auto config = small_config("ssp");
   config.protocol.params["staleness"] = 0.0;
-  Outcome lockstep = run_sim(config);
-  Outcome asp = run_sim(small_config("asp"));
+  Outcome lockstep = run_small(config);
+  Outcome asp = run_small(small_config("asp"));
   // s = 0: every worker is at most one step ahead, so an update is at most (workers − 1)
   // versions stale plus the updates of the same step: below 2 × workers.
   EXPECT_LT(lockstep.summary.max_staleness, 2 * 4);
@@ -112,8 +74,8 @@ TEST(SimEngineTest, SspBoundsTheStalenessThatAspLetsGrow) {
 TEST(SimEngineTest, LocalSgdCommunicatesOncePerHSteps) {
   auto config = small_config("local_sgd");
   config.protocol.params["local_steps"] = 4.0;
-  Outcome local = run_sim(config);
-  Outcome bsp = run_sim(small_config("bsp"));
+  Outcome local = run_small(config);
+  Outcome bsp = run_small(small_config("bsp"));
   EXPECT_EQ(local.summary.samples, bsp.summary.samples);
   EXPECT_EQ(local.summary.updates * 4, bsp.summary.updates);
   EXPECT_EQ(local.summary.bytes_to_server * 4, bsp.summary.bytes_to_server);
@@ -123,7 +85,7 @@ TEST(SimEngineTest, LocalSgdCommunicatesOncePerHSteps) {
 TEST(SimEngineTest, StopsAtMaxTime) {
   auto config = small_config("asp");
   config.train.max_time = 0.1;
-  Outcome asp = run_sim(config);
+  Outcome asp = run_small(config);
   EXPECT_EQ(asp.summary.stop_reason, "max_time");
   EXPECT_DOUBLE_EQ(asp.summary.total_time, 0.1);
   EXPECT_LT(asp.summary.samples, config.train.max_samples);

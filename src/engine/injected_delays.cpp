@@ -1,0 +1,47 @@
+#include "engine/injected_delays.h"
+
+#include <algorithm>
+
+namespace hetps::engine {
+namespace {
+
+bool speed_varies(const config::ClusterConfig& cluster, int worker) {
+  const double base = cluster.speeds[static_cast<size_t>(worker) % cluster.speeds.size()];
+  const bool has_episode = std::any_of(
+      cluster.stragglers.begin(), cluster.stragglers.end(),
+      [&](const config::StragglerEpisode& episode) { return episode.worker == worker; });
+  return base != 1.0 || has_episode || !cluster.trace.empty() ||
+         cluster.random_stragglers.rate_per_min > 0;
+}
+
+}  // namespace
+
+InjectedDelays::InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,
+                               double model_bytes, std::vector<double> shard_fractions)
+    : cluster_(cluster, seed),
+      model_bytes_(model_bytes),
+      shard_fractions_(std::move(shard_fractions)),
+      network_(cluster_, static_cast<int>(shard_fractions_.size())) {
+  for (int w = 0; w < cluster.workers; ++w) padded_.push_back(speed_varies(cluster, w));
+}
+
+bool InjectedDelays::pads_any_compute() const {
+  return std::find(padded_.begin(), padded_.end(), true) != padded_.end();
+}
+
+double InjectedDelays::compute_end(int worker, double start, int steps) const {
+  if (!padded_[static_cast<size_t>(worker)]) return start;
+  return cluster_.compute_end(worker, start, calibrated_step_ * steps);
+}
+
+double InjectedDelays::pull_arrival(int worker, double sent) {
+  std::lock_guard lock(network_mutex_);
+  return network_.send_from_servers(worker, model_bytes_, shard_fractions_, sent);
+}
+
+double InjectedDelays::push_arrival(int worker, double sent) {
+  std::lock_guard lock(network_mutex_);
+  return network_.send_to_servers(worker, model_bytes_, shard_fractions_, sent);
+}
+
+}  // namespace hetps::engine

@@ -1,0 +1,52 @@
+// A blocking queue between threads: the threads engine's transport. Messages move, so a
+// message that carries a model or an update carries a pointer to it, never a copy.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <optional>
+
+namespace hetps::engine {
+
+template <typename Message>
+class Mailbox {
+ public:
+  using Clock = std::chrono::steady_clock;
+
+  void push(Message message) {
+    {
+      std::lock_guard lock(mutex_);
+      queue_.push_back(std::move(message));
+    }
+    ready_.notify_one();
+  }
+
+  // The next message, or nothing once `deadline` has passed or the mailbox is closed.
+  std::optional<Message> pop_until(Clock::time_point deadline) {
+    std::unique_lock lock(mutex_);
+    ready_.wait_until(lock, deadline, [&] { return closed_ || !queue_.empty(); });
+    if (closed_ || queue_.empty()) return std::nullopt;
+    Message message = std::move(queue_.front());
+    queue_.pop_front();
+    return message;
+  }
+
+  // Wakes every waiter for good: the run is over.
+  void close() {
+    {
+      std::lock_guard lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+
+ private:
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<Message> queue_;
+  bool closed_ = false;
+};
+
+}  // namespace hetps::engine

@@ -1,0 +1,54 @@
+#include "engine/stall_inspector.h"
+
+#include <algorithm>
+#include <limits>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace hetps::engine {
+
+StallInspector::StallInspector(double warning_seconds, double timeout_seconds,
+                               std::function<std::string(int)> describe)
+    : warning_seconds_(warning_seconds),
+      timeout_seconds_(timeout_seconds),
+      describe_(std::move(describe)) {}
+
+void StallInspector::expect(int worker, double since) { waits_[worker] = Wait{since, false}; }
+
+void StallInspector::settle(int worker) { waits_.erase(worker); }
+
+std::string StallInspector::describe_wait(int worker, const Wait& wait, double now) const {
+  return fmt::format("{} (waiting for its update since {:.1f} s, {:.1f} s ago)", describe_(worker),
+                     wait.since, now - wait.since);
+}
+
+StallInspector::Findings StallInspector::check(double now) {
+  Findings findings;
+  std::vector<std::string> overdue;
+  for (auto& [worker, wait] : waits_) {
+    const double waited = now - wait.since;
+    if (waited >= timeout_seconds_) overdue.push_back(describe_wait(worker, wait, now));
+    if (waited >= warning_seconds_ && !wait.warned) {
+      wait.warned = true;
+      findings.warnings.push_back(fmt::format("slow: {} (run.stall_warning_s = {})",
+                                              describe_wait(worker, wait, now), warning_seconds_));
+    }
+  }
+  if (!overdue.empty()) {
+    findings.timeout =
+        fmt::format("stalled: no update for longer than run.stall_timeout_s = {} from {}",
+                    timeout_seconds_, fmt::join(overdue, "; "));
+  }
+  return findings;
+}
+
+double StallInspector::next_check() const {
+  double next = std::numeric_limits<double>::infinity();
+  for (const auto& [worker, wait] : waits_) {
+    next = std::min(next, wait.since + (wait.warned ? timeout_seconds_ : warning_seconds_));
+  }
+  return next;
+}
+
+}  // namespace hetps::engine

@@ -1,0 +1,46 @@
+// Never a silent hang: remembers, for every worker the server is waiting on (its update is
+// due), since when, and says so once a wait passes `run.stall_warning_s`; past
+// `run.stall_timeout_s` it produces the message the run stops with. Pure: the engine passes
+// its own time (virtual or wall) and says how to name a worker (its rank and host on MPI).
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace hetps::engine {
+
+class StallInspector {
+ public:
+  StallInspector(double warning_seconds, double timeout_seconds,
+                 std::function<std::string(int worker)> describe);
+
+  // The engine now waits for an update from `worker`, since `since`.
+  void expect(int worker, double since);
+  // The awaited update came, or the worker is gone: nothing waits for it any more.
+  void settle(int worker);
+
+  struct Findings {
+    std::vector<std::string> warnings;   // waits that just passed the warning (each said once)
+    std::optional<std::string> timeout;  // set once a wait passed the timeout
+  };
+  Findings check(double now);
+  // The earliest time `check` can have something new to say (infinity when nothing waits).
+  double next_check() const;
+
+ private:
+  struct Wait {
+    double since = 0;
+    bool warned = false;
+  };
+  std::string describe_wait(int worker, const Wait& wait, double now) const;
+
+  double warning_seconds_;
+  double timeout_seconds_;
+  std::function<std::string(int)> describe_;
+  std::map<int, Wait> waits_;
+};
+
+}  // namespace hetps::engine

@@ -1,0 +1,99 @@
+// What every engine promises, as test bodies run on each of them (Gloo's shape: one body, many
+// transports). Include this header in exactly one file per test binary and instantiate
+// `EngineContract` with the engines that binary can run, e.g.
+//   INSTANTIATE_TEST_SUITE_P(Threads, EngineContract, ::testing::Values("threads"));
+// On the mpi engine every rank runs every body; only the primary process checks results.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <string>
+
+#include "engine/engine.h"
+#include "small_run.h"
+
+namespace hetps::testing {
+
+class EngineContract : public ::testing::TestWithParam<std::string> {
+ protected:
+  // The small job on the engine under test, with ideal links: on the real engines only the
+  // compute speeds are injected.
+  config::Config contract_config(const std::string& protocol) const {
+    config::Config config = small_config(protocol);
+    config.engine = GetParam();
+    // Three workers and one server: four MPI ranks, as CI runs them.
+    config.cluster.workers = 3;
+    config.cluster.speeds = {1.0, 0.5, 0.25};
+    config.train.max_samples = 3 * 16 * 40;
+    config.cluster.link_gbps = {std::numeric_limits<double>::infinity()};
+    config.cluster.link_latency_ms = {0.0};
+    config.cluster.server_gbps = std::numeric_limits<double>::infinity();
+    config.cluster.server_latency_ms = 0.0;
+    config.train.eval_interval = 1000;  // evaluations at the start and the end only
+    return config;
+  }
+  bool primary(const config::Config& config) const { return engine::is_primary_process(config); }
+};
+
+// Synchronous rounds aggregate in worker-id order and every worker meets the same batches on
+// every engine, so a fixed number of rounds ends on the same parameters, bit for bit.
+TEST_P(EngineContract, SynchronousRoundsGiveTheSameParametersAsTheSimulator) {
+  for (const char* protocol : {"bsp", "local_sgd"}) {
+    config::Config config = contract_config(protocol);
+    config.train.max_samples = 3 * 16 * 24;
+    Outcome real = run_small(config);
+    config.engine = "sim";
+    Outcome simulated = run_small(config);
+    if (!primary(contract_config(protocol))) continue;
+    EXPECT_EQ(real.summary.samples, config.train.max_samples) << protocol;
+    EXPECT_EQ(real.summary.updates, simulated.summary.updates) << protocol;
+    EXPECT_EQ(real.summary.max_staleness, 0) << protocol;
+    ASSERT_FALSE(real.log.evals.empty());
+    EXPECT_EQ(real.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
+        << protocol << " on " << GetParam();
+  }
+}
+
+// SSP with bound s: a worker starts step k only once every live worker pushed k − 1 − s, so
+// while one update is computed each other worker pushes at most 2s + 1 updates.
+TEST_P(EngineContract, SspKeepsItsStalenessBoundUnderInjectedDelays) {
+  config::Config config = contract_config("ssp");
+  config.protocol.params["staleness"] = 1.0;
+  config.cluster.speeds = {1.0, 1.0, 0.2};
+  Outcome ssp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(ssp.summary.stop_reason, "max_samples");
+  EXPECT_LE(ssp.summary.max_staleness, (3 - 1) * (2 * 1 + 1));
+  EXPECT_GT(ssp.summary.max_staleness, 0) << "a worker at speed 0.2 must see stale versions";
+}
+
+// A worker that crashes at the start leaves BSP to continue with the rest: every applied round
+// then holds two updates.
+TEST_P(EngineContract, BspContinuesWithoutACrashedWorker) {
+  config::Config config = contract_config("bsp");
+  config.cluster.failures = {{.worker = 1, .time = 0.0, .kind = "crash"}};
+  config.train.max_samples = 2 * 16 * 20;
+  Outcome bsp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(bsp.summary.stop_reason, "max_samples");
+  EXPECT_EQ(bsp.summary.samples, 2 * 16 * 20);
+  EXPECT_EQ(bsp.summary.updates, 20);
+  const auto failed =
+      std::count_if(bsp.log.events.begin(), bsp.log.events.end(), [](const nlohmann::json& event) {
+        return event.at("type") == "worker_failed" && event.at("worker") == 1;
+      });
+  EXPECT_EQ(failed, 1);
+}
+
+TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
+  config::Config config = contract_config("asp");
+  config.cluster.failures = {{.worker = 2, .time = 0.0, .kind = "crash"}};
+  Outcome asp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(asp.summary.stop_reason, "max_samples");
+  EXPECT_EQ(asp.summary.samples, config.train.max_samples);
+}
+
+}  // namespace hetps::testing

@@ -1,0 +1,62 @@
+// Helpers for the engine tests: a small training job (synthetic data, the softmax learner,
+// four workers of unequal speed) and a listener that keeps its run log.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "data/synthetic.h"
+#include "engine/engine.h"
+#include "support/softmax_learner.h"
+
+namespace hetps::testing {
+
+struct CollectingListener : engine::RunListener {
+  void on_eval(const metrics::EvalRecord& record) override {
+    lines.push_back(metrics::to_json(record).dump());
+    evals.push_back(record);
+  }
+  void on_event(const nlohmann::json& record) override {
+    lines.push_back(record.dump());
+    events.push_back(record);
+  }
+  std::vector<std::string> lines;  // the whole log, in order
+  std::vector<metrics::EvalRecord> evals;
+  std::vector<nlohmann::json> events;
+};
+
+struct Outcome {
+  metrics::Summary summary;
+  CollectingListener log;
+};
+
+inline const data::DataSplit& small_data() {
+  static const data::DataSplit split = data::make_synthetic(2000, 400, 5);
+  return split;
+}
+
+inline config::Config small_config(const std::string& protocol) {
+  config::Config config;
+  config.protocol.name = protocol;
+  config.data.name = "synthetic";
+  config.data.batch_size = 16;
+  config.cluster.workers = 4;
+  config.cluster.speeds = {1.0, 1.0, 0.5, 0.25};
+  config.train.max_samples = 4 * 16 * 40;
+  config.train.lr = 0.1;
+  config.train.momentum = 0.0;
+  config.train.eval_interval = 0.05;
+  // The softmax model is tiny: scale the compute rate so a step is ~10× a push+pull.
+  config.cluster.worker_gflops = 0.02;
+  return config;
+}
+
+inline Outcome run_small(const config::Config& config) {
+  Outcome outcome;
+  outcome.summary =
+      engine::run(config, small_data(), softmax_source(784, 10, config.seed), outcome.log);
+  return outcome;
+}
+
+}  // namespace hetps::testing

@@ -1,0 +1,66 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include "engine/engine.h"
+#include "engine_contract.h"
+#include "small_run.h"
+
+namespace hetps::testing {
+namespace {
+
+INSTANTIATE_TEST_SUITE_P(Engines, EngineContract, ::testing::Values("sim", "threads"));
+
+config::Config threads_config(const std::string& protocol) {
+  config::Config config = small_config(protocol);
+  config.engine = "threads";
+  config.train.eval_interval = 1000;
+  return config;
+}
+
+TEST(ThreadsEngineTest, AHungWorkerStopsTheRunWithAMessageNamingIt) {
+  config::Config config = threads_config("bsp");
+  config.cluster.failures = {{.worker = 2, .time = 0.0, .kind = "hang"}};
+  config.run.stall_warning_s = 0.1;
+  config.run.stall_timeout_s = 0.3;
+  CollectingListener log;
+  try {
+    engine::run(config, small_data(), softmax_source(784, 10, config.seed), log);
+    FAIL() << "a hung worker must stop the run";
+  } catch (const engine::StallError& error) {
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("worker 2"));
+    EXPECT_THAT(error.what(), ::testing::HasSubstr("run.stall_timeout_s"));
+  }
+  ASSERT_GE(log.events.size(), 2u);
+  EXPECT_EQ(log.events[log.events.size() - 2].at("type"), "stall_warning");
+  EXPECT_EQ(log.events.back().at("type"), "stalled");
+}
+
+TEST(ThreadsEngineTest, ACrashMidRunIsLoggedAndTheRestTrainOn) {
+  config::Config config = threads_config("bsp");
+  config.train.max_samples = 1'000'000'000;
+  config.train.max_time = 0.6;
+  config.cluster.failures = {{.worker = 0, .time = 0.2, .kind = "crash"}};
+  Outcome bsp = run_small(config);
+  EXPECT_EQ(bsp.summary.stop_reason, "max_time");
+  const auto failure =
+      std::find_if(bsp.log.events.begin(), bsp.log.events.end(),
+                   [](const auto& event) { return event.at("type") == "worker_failed"; });
+  ASSERT_NE(failure, bsp.log.events.end());
+  EXPECT_GE(failure->at("time").get<double>(), 0.2);
+  EXPECT_GT(bsp.summary.samples, 0);
+}
+
+TEST(ThreadsEngineTest, PaddedWorkersAreCalibratedAndUniformOnesAreNot) {
+  config::Config config = threads_config("asp");
+  Outcome padded = run_small(config);
+  ASSERT_FALSE(padded.log.events.empty());
+  EXPECT_EQ(padded.log.events.front().at("type"), "calibration");
+  EXPECT_GT(padded.log.events.front().at("step_seconds").get<double>(), 0);
+
+  config.cluster.speeds = {1.0};
+  Outcome uniform = run_small(config);
+  for (const auto& event : uniform.log.events) EXPECT_NE(event.at("type"), "calibration");
+}
+
+}  // namespace
+}  // namespace hetps::testing
