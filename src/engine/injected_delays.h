@@ -24,19 +24,22 @@ class InjectedDelays {
 
   // Whether any worker's steps are padded: only then is a step worth calibrating.
   bool pads_any_compute() const;
-  // A speed-1 step's duration, measured alone.
+  // A speed-1 step's duration, measured alone; set it before the workers start.
   void set_calibrated_step(double seconds) { calibrated_step_ = seconds; }
 
   // When `steps` steps that began at `start` may end on `worker`: `start` for a worker that is
   // never padded, else the end its speed over time gives them.
   double compute_end(int worker, double start, int steps) const;
-  // When a whole model (a pull reply, an update) sent at `sent` has arrived.
+  // When a whole model (a pull reply, an update) sent at `sent` has arrived. Workers ask in
+  // the order they get the lock, not quite in time order: on finite links a message may queue
+  // behind one sent a little later (scheduling jitter); ideal links delay nothing, ever.
   double pull_arrival(int worker, double sent);
   double push_arrival(int worker, double sent);
 
  private:
   cluster::ClusterModel cluster_;
   std::vector<bool> padded_;  // per worker
+  bool ideal_links_ = false;  // every link, the servers' too: inf bandwidth, no latency
   double model_bytes_;
   std::vector<double> shard_fractions_;
   double calibrated_step_ = 0;

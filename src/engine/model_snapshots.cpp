@@ -16,7 +16,7 @@ ModelSnapshot ModelSnapshots::at(std::span<const float> model, int64_t version) 
     }
   }
   if (!buffer) buffer = std::make_unique<std::vector<float>>(model.size());
-  std::copy(model.begin(), model.end(), buffer->begin());
+  buffer->assign(model.begin(), model.end());  // no allocation once the capacity suffices
   latest_ = ModelSnapshot(buffer.release(), [free = free_](std::vector<float>* done) {
     std::lock_guard lock(free->mutex);
     free->buffers.emplace_back(done);

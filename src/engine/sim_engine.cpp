@@ -2,7 +2,11 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <limits>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "engine/worker_factory.h"
 
@@ -19,7 +23,9 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
     : config_(config),
       learner_(models.make_learner()),
       state_(config, data, *learner_, listener),
-      cluster_(config.cluster, config.seed) {
+      cluster_(config.cluster, config.seed),
+      inspector_(config.run.stall_warning_s, config.run.stall_timeout_s,
+                 [](int worker) { return fmt::format("worker {}", worker); }) {
   const auto& layout = learner_->layout();
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
@@ -67,6 +73,7 @@ metrics::Summary SimEngine::run() {
     Event event = events_.top();
     events_.pop();
     if (is_lost(event)) continue;
+    inspect_stalls_until(std::min(event.time, config_.train.max_time));
     if (event.time > config_.train.max_time) {
       now_ = config_.train.max_time;
       stop_reason = "max_time";
@@ -97,13 +104,30 @@ metrics::Summary SimEngine::run() {
       break;
     }
   }
+  // Nothing left to happen: a worker still owing its update is hung, and nothing will come.
+  if (stop_reason == "stalled") inspect_stalls_until(std::numeric_limits<double>::infinity());
   return state_.finish(now_, stop_reason, "sim", wall_start);
+}
+
+void SimEngine::inspect_stalls_until(double time) {
+  for (double at = inspector_.next_check(); at <= time && std::isfinite(at);
+       at = inspector_.next_check()) {
+    StallInspector::Findings findings = inspector_.check(at);
+    for (const std::string& warning : findings.warnings) {
+      state_.record({"stall_warning", {{"message", warning}}}, at);
+    }
+    if (findings.timeout) {
+      state_.record({"stalled", {{"message", *findings.timeout}}}, at);
+      throw StallError(*findings.timeout);
+    }
+  }
 }
 
 void SimEngine::deliver(int update_id) {
   protocol::UpdateInfo info = state_.pool().at(update_id).info;
   info.now = now_;
   clocks_[static_cast<size_t>(info.worker)].update_in_flight = -1;
+  inspector_.settle(info.worker);
   state_.protocol().on_update(info, *this);
   state_.protocol().on_pull_request(info.worker, *this);
 }
@@ -120,7 +144,11 @@ void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
     throw std::logic_error("the simulator does not yet carry updates to leaders or compress them");
   }
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
-  if (clock.silent) return;
+  if (clock.silent) {
+    // The server sends and waits; a hung worker will never answer.
+    if (clock.hung) inspector_.expect(worker, servers_free_at());
+    return;
+  }
   const double sent = servers_free_at();
   const double pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
   state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
@@ -147,6 +175,7 @@ void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   info.train_loss = result.mean_loss;
   info.compute_seconds = computed - pulled;
   clock.update_in_flight = id;
+  inspector_.expect(worker, sent);
   schedule(computed, EventKind::PushReady, worker, id);
 }
 
@@ -173,10 +202,14 @@ void SimEngine::fail(int worker) {
     --updates_in_flight_;
   }
   const bool crash = failure->kind == "crash";
+  clock.hung = !crash;
   state_.record(
       {crash ? "worker_failed" : "worker_hung", {{"worker", worker}, {"kind", failure->kind}}},
       now_);
-  if (crash) state_.protocol().on_worker_failed(worker, *this);
+  if (crash) {
+    inspector_.settle(worker);
+    state_.protocol().on_worker_failed(worker, *this);
+  }
 }
 
 int64_t SimEngine::apply(const protocol::ApplyOrder& order) {

@@ -17,6 +17,7 @@
 #include "engine/engine.h"
 #include "engine/server_state.h"
 #include "engine/sim_network.h"
+#include "engine/stall_inspector.h"
 #include "model/learner.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
@@ -63,6 +64,7 @@ class SimEngine : public protocol::Actions {
     // Computed or travelling, not yet handed to the protocol: the engine owns its buffer.
     int update_in_flight = -1;
     bool silent = false;  // crashed or hung: it sends nothing more and is sent nothing
+    bool hung = false;    // silent without anyone knowing: replies to it are still awaited
   };
 
   // Only updates keep the run going: an evaluation or a failure still to come does not.
@@ -70,6 +72,9 @@ class SimEngine : public protocol::Actions {
   // Whether the event is an update of a worker that has since fallen silent: it was counted
   // out of the updates in flight when the worker failed.
   bool is_lost(const Event& event) const;
+  // Reports waits that passed `run.stall_*` by virtual time `time` (a hung worker); throws
+  // StallError at the timeout, as the real engines do.
+  void inspect_stalls_until(double time);
   void fail(int worker);
   // Links are FIFO queues served in virtual-time order, so a message enters the network only
   // when its event comes up, never when it is foreseen.
@@ -83,6 +88,7 @@ class SimEngine : public protocol::Actions {
   std::unique_ptr<model::Learner> learner_;
   ServerState state_;
   cluster::ClusterModel cluster_;
+  StallInspector inspector_;
   std::unique_ptr<SimNetwork> network_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   std::vector<WorkerClock> clocks_;

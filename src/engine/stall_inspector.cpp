@@ -27,11 +27,11 @@ StallInspector::Findings StallInspector::check(double now) {
   Findings findings;
   std::vector<std::string> overdue;
   for (auto& [worker, wait] : waits_) {
-    const double waited = now - wait.since;
-    if (waited >= timeout_seconds_) overdue.push_back(describe_wait(worker, wait, now));
-    if (waited >= warning_seconds_ && !wait.warned) {
+    // The same sums as next_check's, so that checking at next_check() always finds its due.
+    if (now >= wait.since + timeout_seconds_) overdue.push_back(describe_wait(worker, wait, now));
+    if (now >= wait.since + warning_seconds_ && !wait.warned) {
       wait.warned = true;
-      findings.warnings.push_back(fmt::format("slow: {} (run.stall_warning_s = {})",
+      findings.warnings.push_back(fmt::format("slow: {}; run.stall_warning_s = {}",
                                               describe_wait(worker, wait, now), warning_seconds_));
     }
   }

@@ -85,18 +85,30 @@ TEST(SimFailures, AspGoesOnWithoutTheCrashedWorker) {
   EXPECT_EQ(events_of_type(outcome, "worker_failed").size(), 1u);
 }
 
-TEST(SimFailures, BspStallsOnAHungWorker) {
-  const Outcome outcome = run_small(failing("bsp", {{1, 1.0, "hang"}}));
-  const metrics::Summary& summary = outcome.summary;
-  EXPECT_EQ(summary.stop_reason, "stalled");
-  EXPECT_LT(summary.samples, 4 * kBatch * 20);
-  // Nobody told the protocol: no round ever closed without the hung worker.
-  EXPECT_EQ(summary.samples, kBatch * 4 * summary.updates);
-  EXPECT_GT(summary.updates, 0);
+// Nobody tells the protocol: no round closes without the hung worker, and the stall inspector
+// ends the run, in virtual time, once its update is run.stall_timeout_s late.
+TEST(SimFailures, BspStallsOnAHungWorkerUntilTheInspectorStopsIt) {
+  config::Config config = failing("bsp", {{1, 1.0, "hang"}});
+  config.run.stall_warning_s = 2;
+  config.run.stall_timeout_s = 5;
+  const Outcome outcome = run_small(config);
+  ASSERT_TRUE(outcome.stall.has_value());
+  EXPECT_NE(outcome.stall->find("worker 1 (waiting for its update since"), std::string::npos)
+      << *outcome.stall;
   const nlohmann::json record = {
       {"type", "worker_hung"}, {"time", 1.0}, {"worker", 1}, {"kind", "hang"}};
   EXPECT_EQ(events_of_type(outcome, "worker_hung"), std::vector{record});
   EXPECT_TRUE(events_of_type(outcome, "worker_failed").empty());
+  const auto warnings = events_of_type(outcome, "stall_warning");
+  const auto stalled = events_of_type(outcome, "stalled");
+  ASSERT_EQ(warnings.size(), 1u);
+  ASSERT_EQ(stalled.size(), 1u);
+  // The wait began when the server sent the hung worker its last pull reply.
+  const double since = stalled[0].at("time").get<double>() - 5;
+  EXPECT_GT(since, 0.0);
+  EXPECT_DOUBLE_EQ(warnings[0].at("time").get<double>(), since + 2);
+  const auto& last_eval = outcome.log.evals.back();
+  EXPECT_EQ(last_eval.samples, kBatch * 4 * last_eval.updates);
 }
 
 TEST(SimFailures, AspDoesNotWaitForAHungWorker) {
@@ -120,6 +132,7 @@ TEST(SimFailures, RunsWithFailuresAreDeterministic) {
     const Outcome first = run_small(config);
     const Outcome second = run_small(config);
     EXPECT_EQ(first.log.lines, second.log.lines) << protocol;
+    EXPECT_EQ(first.stall, second.stall) << protocol;
     EXPECT_EQ(events_of_type(first, "worker_failed").size(), 2u) << protocol;
     EXPECT_EQ(events_of_type(first, "worker_hung").size(), 1u) << protocol;
   }

@@ -2,6 +2,7 @@
 // four workers of unequal speed) and a listener that keeps its run log.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,8 +28,9 @@ struct CollectingListener : engine::RunListener {
 };
 
 struct Outcome {
-  metrics::Summary summary;
+  metrics::Summary summary;  // empty when the run stalled
   CollectingListener log;
+  std::optional<std::string> stall;  // the StallError's message
 };
 
 inline const data::DataSplit& small_data() {
@@ -52,10 +54,15 @@ inline config::Config small_config(const std::string& protocol) {
   return config;
 }
 
+// Runs `config`; a stall ends the run with its message in `stall` and the log kept.
 inline Outcome run_small(const config::Config& config) {
   Outcome outcome;
-  outcome.summary =
-      engine::run(config, small_data(), softmax_source(784, 10, config.seed), outcome.log);
+  try {
+    outcome.summary =
+        engine::run(config, small_data(), softmax_source(784, 10, config.seed), outcome.log);
+  } catch (const engine::StallError& error) {
+    outcome.stall = error.what();
+  }
   return outcome;
 }
 

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <limits>
+#include <string>
+
+#include "engine/stall_inspector.h"
+
+namespace hetps::engine {
+namespace {
+
+constexpr double kInfinity = std::numeric_limits<double>::infinity();
+
+// Warn after 2 s, stop after 5 s; workers are named the way an MPI engine would, so the
+// messages show that `describe` (not a built-in "worker N") names them.
+StallInspector two_and_five() {
+  return StallInspector(2.0, 5.0, [](int worker) { return "rank " + std::to_string(worker + 1); });
+}
+
+TEST(StallInspectorTest, SaysNothingBeforeTheWarning) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(3, 1.0);
+  StallInspector::Findings findings = inspector.check(2.9);
+  EXPECT_TRUE(findings.warnings.empty());
+  EXPECT_FALSE(findings.timeout);
+}
+
+TEST(StallInspectorTest, WarnsOncePerWaitWhenItPassesTheWarning) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(3, 1.0);
+  StallInspector::Findings findings = inspector.check(3.0);
+  ASSERT_EQ(findings.warnings.size(), 1u);
+  EXPECT_EQ(findings.warnings[0],
+            "slow: rank 4 (waiting for its update since 1.0 s, 2.0 s ago); "
+            "run.stall_warning_s = 2");
+  EXPECT_FALSE(findings.timeout);
+
+  EXPECT_TRUE(inspector.check(4.0).warnings.empty());
+  EXPECT_TRUE(inspector.check(5.9).warnings.empty());
+}
+
+TEST(StallInspectorTest, TimeoutNamesEveryOverdueWorkerAndTheSetting) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(0, 0.0);
+  inspector.expect(4, 0.5);
+  inspector.expect(2, 10.0);  // not overdue: must not be named
+  StallInspector::Findings findings = inspector.check(6.0);
+  ASSERT_TRUE(findings.timeout);
+  EXPECT_EQ(*findings.timeout,
+            "stalled: no update for longer than run.stall_timeout_s = 5 from "
+            "rank 1 (waiting for its update since 0.0 s, 6.0 s ago); "
+            "rank 5 (waiting for its update since 0.5 s, 5.5 s ago)");
+  // Never warned before, so this check warns about both as well.
+  EXPECT_EQ(findings.warnings.size(), 2u);
+}
+
+TEST(StallInspectorTest, SettleEndsTheWait) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(1, 0.0);
+  inspector.expect(2, 0.0);
+  inspector.settle(1);
+  StallInspector::Findings findings = inspector.check(100.0);
+  ASSERT_TRUE(findings.timeout);
+  EXPECT_EQ(findings.timeout->find("rank 2"), std::string::npos) << *findings.timeout;
+  EXPECT_NE(findings.timeout->find("rank 3"), std::string::npos) << *findings.timeout;
+
+  inspector.settle(2);
+  findings = inspector.check(200.0);
+  EXPECT_TRUE(findings.warnings.empty());
+  EXPECT_FALSE(findings.timeout);
+}
+
+TEST(StallInspectorTest, NextCheckIsTheEarliestWarningOrTimeout) {
+  StallInspector inspector = two_and_five();
+  EXPECT_EQ(inspector.next_check(), kInfinity);
+
+  inspector.expect(0, 1.0);
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 3.0);  // its warning
+  inspector.expect(1, 0.5);
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 2.5);  // the other's warning comes first
+
+  inspector.check(2.5);                           // warns about worker 1
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 3.0);  // worker 0's warning, before 1's timeout
+  inspector.check(3.0);                           // warns about worker 0
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 5.5);  // worker 1's timeout
+
+  inspector.settle(1);
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 6.0);  // worker 0's timeout
+  inspector.settle(0);
+  EXPECT_EQ(inspector.next_check(), kInfinity);
+}
+
+TEST(StallInspectorTest, ExpectingAgainAfterSettleRestartsTheWait) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(0, 0.0);
+  ASSERT_EQ(inspector.check(2.0).warnings.size(), 1u);
+  inspector.settle(0);
+
+  inspector.expect(0, 10.0);
+  EXPECT_DOUBLE_EQ(inspector.next_check(), 12.0);
+  EXPECT_TRUE(inspector.check(11.9).warnings.empty());
+  StallInspector::Findings findings = inspector.check(12.0);
+  ASSERT_EQ(findings.warnings.size(), 1u);  // the new wait is warned about anew
+  EXPECT_EQ(findings.warnings[0],
+            "slow: rank 1 (waiting for its update since 10.0 s, 2.0 s ago); "
+            "run.stall_warning_s = 2");
+  EXPECT_FALSE(inspector.check(14.9).timeout);
+  EXPECT_TRUE(inspector.check(15.0).timeout);
+}
+
+}  // namespace
+}  // namespace hetps::engine
