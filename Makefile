@@ -3,9 +3,13 @@
 JOBS ?= $(shell nproc)
 BUILD ?= build
 SAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
+# The tests that exercise the threads engine's own synchronization (no libtorch: TSan cannot
+# see inside libtorch's and OpenBLAS's thread pools).
+TSAN_TESTS ?= *EngineContract*:ThreadsEngine*:Mailbox*:RunGate*:ModelSnapshots*
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPS_WERROR=ON
 
-.PHONY: all deps build test test-sanitizers demo bench format clean
+.PHONY: all deps build test test-sanitizers test-tsan demo bench format clean
 
 all: build
 
@@ -16,16 +20,24 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The whole suite, then the libtorch-free tests again under ASan + UBSan.
+# The whole suite, then the libtorch-free tests again under ASan + UBSan, and the threads
+# engine's under TSan.
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-sanitizers
+	$(MAKE) test-tsan
 
 test-sanitizers: deps
 	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETPS_WERROR=ON -DHETPS_SANITIZE=ON \
 	  -DHETPS_WITH_TORCH=OFF -DHETPS_BUILD_BENCH=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target hetps_core_tests
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
+
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPS_WERROR=ON -DHETPS_TSAN=ON \
+	  -DHETPS_WITH_TORCH=OFF -DHETPS_BUILD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target hetps_core_tests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/hetps_core_tests --gtest_filter='$(TSAN_TESTS)'
 
 # Fetches Fashion-MNIST once, then compares the baselines on the default scenario.
 demo: build
@@ -39,4 +51,4 @@ format:
 	clang-format -i $$(git ls-files '*.cpp' '*.h')
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD)

@@ -11,7 +11,10 @@ packages=(
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format
+  libopenmpi-dev openmpi-bin  # the mpi engine
 )
+# `--peers`: also what bench/peers.sh needs to run the peer systems (PyTorch DDP and RPC).
+if [[ ${1:-} == --peers ]]; then packages+=(python3-torch); fi
 
 missing=()
 for p in "${packages[@]}"; do

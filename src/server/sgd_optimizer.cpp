@@ -1,5 +1,6 @@
 #include "server/sgd_optimizer.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace hetps::server {
@@ -21,9 +22,12 @@ void check_same_size(std::span<const float* const> updates, std::span<const doub
   }
 }
 
-// Calls `body(i, u)` for every key i of the range with u = Σ weights[k]·updates[k][i]. One
-// update of weight 1 (every asynchronous apply) is read straight from its buffer: that loop
-// is the hot path and must stay a plain pass over contiguous memory.
+// Calls `body(i, u)` for every key i of the range with u = Σ weights[k]·updates[k][i], summed
+// in k order from 0 (every engine gets the same bits). One update of weight 1 (every
+// asynchronous apply) is read straight from its buffer: that loop is the hot path and must stay
+// a plain pass over contiguous memory. Several are summed a block at a time into a buffer that
+// stays in the L1 cache, one vectorizable pass per update, then handed to `body`: summing all
+// updates per key instead is a loop GCC does not vectorize (measured: half the bandwidth).
 template <typename Body>
 void for_each_combined(std::span<const float* const> updates, std::span<const double> weights,
                        const params::KeyRange& range, Body body) {
@@ -33,12 +37,17 @@ void for_each_combined(std::span<const float* const> updates, std::span<const do
     for (size_t i = 0; i < range.size(); ++i) body(i, u[i]);
     return;
   }
-  for (size_t i = 0; i < range.size(); ++i) {
-    float sum = 0;
+  constexpr size_t kBlock = 2048;  // 8 KB of sums
+  float sums[kBlock];
+  for (size_t start = 0; start < range.size(); start += kBlock) {
+    const size_t count = std::min(kBlock, range.size() - start);
+    std::fill_n(sums, count, 0.0f);
     for (size_t k = 0; k < updates.size(); ++k) {
-      sum += static_cast<float>(weights[k]) * updates[k][range.begin + i];
+      const auto weight = static_cast<float>(weights[k]);
+      const float* u = updates[k] + range.begin + start;
+      for (size_t j = 0; j < count; ++j) sums[j] += weight * u[j];
     }
-    body(i, sum);
+    for (size_t j = 0; j < count; ++j) body(start + j, sums[j]);
   }
 }
 
