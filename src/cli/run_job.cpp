@@ -47,23 +47,26 @@ void check_names(const config::Config& config) {
   check("data.name", data::kDatasetNames, config.data.name);
 }
 
-metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
-                         engine::RunListener& progress) {
-  std::filesystem::create_directories(dir);
-  write_config(dir, config);
+metrics::Summary train_job(const config::Config& config, engine::RunListener& listener) {
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
-    RunLog log(dir);
-    BothListeners listeners(log, progress);
-    const metrics::Summary summary =
-        engine::run(config, data, model::model_source(config, data.train), listeners);
-    write_summary(dir, summary);
-    return summary;
+    return engine::run(config, data, model::model_source(config, data.train), listener);
   } catch (const data::DataError& error) {
     // The data set's files and `cluster.trace` are files the user named: a missing or corrupt
     // one is bad input, like a bad setting.
     throw UsageError(error.what());
   }
+}
+
+metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
+                         engine::RunListener& progress) {
+  std::filesystem::create_directories(dir);
+  write_config(dir, config);
+  RunLog log(dir);
+  BothListeners listeners(log, progress);
+  const metrics::Summary summary = train_job(config, listeners);
+  write_summary(dir, summary);
+  return summary;
 }
 
 }  // namespace hetps::cli

@@ -1,5 +1,7 @@
 // `hetps train [--config FILE] [--set KEY=VALUE]... [--out DIR] [--quiet] [--force]`:
-// one run into one run directory (default runs/<run_name>).
+// one run into one run directory (default runs/<run_name>). With `engine = "mpi"` every rank of
+// the mpirun job runs it: rank 0 alone writes the directory and prints, and a rank's failure
+// names the rank and host.
 #include <iostream>
 #include <memory>
 
@@ -12,6 +14,10 @@
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
 #include "config/resolve.h"
+#include "engine/engine.h"
+#ifdef HETPS_WITH_MPI
+#include "mpi/rank_failures.h"
+#endif
 
 namespace hetps::cli {
 namespace {
@@ -39,9 +45,7 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
-void train(const RunFlags& flags) {
-  const config::Config config = config::resolve(user_settings(flags));
-  check_names(config);
+void train_into_directory(const config::Config& config, const RunFlags& flags) {
   const std::filesystem::path out =
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
@@ -51,6 +55,35 @@ void train(const RunFlags& flags) {
   progress.finish();
   dir.commit();
   print_result(config, summary, dir.target(), flags.quiet);
+}
+
+// The ranks other than 0 of an mpi run: the same job, without outputs (rank 0 writes them).
+void train_without_outputs(const config::Config& config) {
+  struct Silent : engine::RunListener {
+    void on_eval(const metrics::EvalRecord&) override {}
+    void on_event(const nlohmann::json&) override {}
+  } silent;
+  train_job(config, silent);
+}
+
+void train(const RunFlags& flags) {
+  const config::Config config = config::resolve(user_settings(flags));
+  check_names(config);
+  const bool primary = engine::is_primary_process(config);
+  const auto job = [&] {
+    if (primary) {
+      train_into_directory(config, flags);
+    } else {
+      train_without_outputs(config);
+    }
+  };
+#ifdef HETPS_WITH_MPI
+  if (config.engine == "mpi") {
+    mpi::run_naming_this_rank(job);
+    return;
+  }
+#endif
+  job();
 }
 
 }  // namespace

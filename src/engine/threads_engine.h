@@ -1,17 +1,17 @@
 // The threads engine: a real run on one machine. Workers are threads, each with its own model;
-// the server side (protocol, shards, evaluations) runs on the calling thread. Messages move by
-// pointer: a pull reply carries a shared, immutable snapshot of the model (one per version,
-// shared by every worker that pulls it) and the buffer the worker writes its update into.
-// Time is wall time since the start, less the pauses for evaluations (the workers stop for
-// them: time to accuracy and throughput measure training, as on the simulator); heterogeneity is
-// injected as delays (InjectedDelays), failures from `cluster.failures`, and no wait goes unnoticed
-// (StallInspector).
+// the server side (engine::ServerLoop: protocol, shards, evaluations) runs on the calling
+// thread. Messages move by pointer: a pull reply carries a shared, immutable snapshot of the
+// model (one per version, shared by every worker that pulls it) and the buffer the worker
+// writes its update into. Time is wall time since the start, less the pauses for evaluations
+// (the workers stop for them: time to accuracy and throughput measure training, as on the
+// simulator); heterogeneity is injected as delays (InjectedDelays), failures from
+// `cluster.failures` (engine::run_worker), and no wait goes unnoticed (the loop's
+// StallInspector).
 #pragma once
 
 #include <atomic>
 #include <chrono>
 #include <memory>
-#include <span>
 #include <string>
 #include <thread>
 #include <variant>
@@ -22,16 +22,14 @@
 #include "engine/engine.h"
 #include "engine/injected_delays.h"
 #include "engine/mailbox.h"
-#include "engine/model_snapshots.h"
 #include "engine/run_gate.h"
-#include "engine/server_state.h"
-#include "engine/stall_inspector.h"
+#include "engine/server_loop.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
 
 namespace hetps::engine {
 
-class ThreadsEngine : public protocol::Actions {
+class ThreadsEngine : public ServerLoop::Engine {
  public:
   ThreadsEngine(const config::Config& config, const data::DataSplit& data,
                 const ModelSource& models, RunListener& listener);
@@ -40,28 +38,19 @@ class ThreadsEngine : public protocol::Actions {
 
   metrics::Summary run();
 
-  // protocol::Actions
-  int64_t apply(const protocol::ApplyOrder& order) override { return state_.apply(order); }
-  void reply_pull(int worker, const protocol::WorkerPlan& plan) override;
-  void discard(int update_id) override { state_.discard(update_id); }
-  void set_optimizer(const protocol::OptimizerOverride& settings) override {
-    state_.server().set_override(settings);
-  }
-  void record(const protocol::ProtocolEvent& event) override { state_.record(event, now()); }
-  int64_t version() const override { return state_.server().version(); }
+  // ServerLoop::Engine
+  void send(ServerLoop::Reply reply) override;
+  void serve_one(double deadline, ServerLoop& server) override;
+  // Evaluates with the workers held at their next step and the clock standing still.
+  void evaluate(ServerState& state, double time) override;
 
  private:
   using Clock = std::chrono::steady_clock;
+  class Link;  // a worker thread's end of the mailboxes
 
   // Server → worker.
   struct PullReply {
-    protocol::WorkerPlan plan;
-    ModelSnapshot model;
-    int64_t version = 0;
-    int update_id = 0;
-    std::span<float> update;  // the worker writes its update here
-    double lr = 0;
-    double sent = 0;
+    ServerLoop::Reply reply;
     double arrives = 0;  // when the reply's last byte has arrived (injected link delay)
   };
   // Worker → server.
@@ -81,16 +70,8 @@ class ThreadsEngine : public protocol::Actions {
   // clock as the pauses so far stand (a wait across a later pause must re-check).
   double now() const;
   Clock::time_point clock_at(double seconds) const;
-  // Evaluates with the workers held at their next step.
-  void evaluate_paused(double time);
-  void calibrate(const ModelSource& models);
-  void serve(const ServerMessage& message);
-  void on_worker_gone(const WorkerGone& gone);
-  void check_stalls(double time);
-  // Worker threads.
+  void calibrate();
   void worker_main(int worker);
-  // Runs the worker until the run ends (returns true) or its injected failure time (false).
-  bool work(int worker, double fails_at);
   // Sleeps until engine time `seconds`; false once the run stopped.
   bool sleep_until(double seconds);
   void stop_workers();
@@ -99,16 +80,12 @@ class ThreadsEngine : public protocol::Actions {
   const data::DataSplit& data_;
   const ModelSource& models_;
   std::unique_ptr<model::Learner> evaluator_;
-  ServerState state_;
+  ServerLoop loop_;
   InjectedDelays delays_;
-  StallInspector inspector_;
-  ModelSnapshots snapshots_;
   std::vector<std::unique_ptr<model::Learner>> learners_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   Mailbox<ServerMessage> inbox_;
   std::vector<std::unique_ptr<Mailbox<PullReply>>> mailboxes_;
-  std::vector<int> outstanding_;  // server thread: each worker's update id in the works, or -1
-  std::vector<bool> dead_;        // server thread
   RunGate gate_;
   std::atomic<Clock::rep> paused_{0};  // total pause, in clock ticks
   std::vector<std::thread> threads_;

@@ -1,0 +1,104 @@
+// The server side of a real engine (threads, mpi), whatever carries its messages: the protocol's
+// actions carried out on ServerState, the record of which update each worker owes (so that a
+// crash discards it and the StallInspector names whoever is late), and the loop that ends the
+// run. An engine supplies the clock and the Engine below (transport, evaluations); the loop is:
+//   1. `start`: the protocol starts and the initial model is evaluated (time 0).
+//   2. `serve`: the engine hands over workers' messages one at a time (`on_first_pull`,
+//      `on_update`, `on_worker_gone`); between them the loop evaluates every
+//      `train.eval_interval`, checks for stalls and stops at the budget, `train.max_time`, the
+//      target (`train.stop_at_target`) or when every worker is gone.
+//   3. The engine stops its workers and calls `state().finish`.
+#pragma once
+
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+#include "data/dataset.h"
+#include "engine/engine.h"
+#include "engine/model_snapshots.h"
+#include "engine/server_state.h"
+#include "engine/stall_inspector.h"
+#include "protocol/protocol.h"
+
+namespace hetps::engine {
+
+class ServerLoop : public protocol::Actions {
+ public:
+  // A pull reply as the server hands it to the engine to carry.
+  struct Reply {
+    int worker = 0;
+    protocol::WorkerPlan plan;
+    ModelSnapshot model;  // the global model of `version`, immutable
+    int64_t version = 0;
+    int update_id = 0;
+    std::span<float> update;  // the pool buffer the worker's update for `update_id` goes into
+    double lr = 0;
+    double sent = 0;
+  };
+
+  // What the engine does for the loop.
+  class Engine {
+   public:
+    virtual ~Engine() = default;
+    virtual void send(Reply reply) = 0;
+    // Hands the next message from a worker to `server`, waiting for it until `deadline`
+    // (seconds of the engine's clock); returns after one message or at the deadline.
+    virtual void serve_one(double deadline, ServerLoop& server) = 0;
+    // Evaluates the global model (ServerState::evaluate) as the engine shares the machine
+    // with its workers: e.g. with the workers paused and its clock standing still.
+    virtual void evaluate(ServerState& state, double time) = 0;
+  };
+
+  // `clock` gives the engine's time in seconds since the run began; `describe_worker` names a
+  // worker in stall and failure messages ("worker 2 (rank 3 on host node7)").
+  ServerLoop(const config::Config& config, const data::DataSplit& data, model::Learner& evaluator,
+             RunListener& listener, Engine& engine, std::function<double()> clock,
+             std::function<std::string(int worker)> describe_worker);
+
+  ServerState& state() { return state_; }
+  double now() const { return clock_(); }
+
+  void start();
+  // Returns why the run stopped ("max_samples", "max_time", "target", or "stalled" when every
+  // worker is gone). Throws StallError past `run.stall_timeout_s`, std::runtime_error when a
+  // worker reports an error.
+  std::string serve();
+
+  // What workers say, as the engine delivers it.
+  void on_first_pull(int worker);
+  // The payload is in the pool buffer of `info.id`; `info.now` is set here.
+  void on_update(protocol::UpdateInfo info);
+  // `error` is empty for an injected crash.
+  void on_worker_gone(int worker, const std::string& error);
+  // The id of the update `worker` owes the server, or -1.
+  int owed_update(int worker) const { return owed_[static_cast<size_t>(worker)]; }
+
+  // protocol::Actions
+  int64_t apply(const protocol::ApplyOrder& order) override { return state_.apply(order); }
+  void reply_pull(int worker, const protocol::WorkerPlan& plan) override;
+  void discard(int update_id) override { state_.discard(update_id); }
+  void set_optimizer(const protocol::OptimizerOverride& settings) override {
+    state_.server().set_override(settings);
+  }
+  void record(const protocol::ProtocolEvent& event) override { state_.record(event, now()); }
+  int64_t version() const override { return state_.server().version(); }
+
+ private:
+  void check_stalls(double time);
+  bool every_worker_gone() const;
+
+  const config::Config& config_;
+  ServerState state_;
+  Engine& engine_;
+  std::function<double()> clock_;
+  std::function<std::string(int worker)> describe_worker_;
+  StallInspector inspector_;
+  ModelSnapshots snapshots_;
+  std::vector<int> owed_;
+  std::vector<bool> gone_;
+};
+
+}  // namespace hetps::engine

@@ -1,0 +1,17 @@
+// A speed-1 step of a run's model, measured: the base that InjectedDelays pads a slower worker's
+// steps to. Measured on a throwaway worker (worker 0's data, its own sampler), so the run's
+// workers still meet their batches in the usual order.
+#pragma once
+
+#include "config/config.h"
+#include "data/dataset.h"
+#include "model/learner.h"
+
+namespace hetps::engine {
+
+// The median of a few timed gradient steps after a warm-up, in seconds. Run it alone: other
+// work on the same cores would make the step look slower than it is.
+double measure_step_seconds(const config::Config& config, const data::Dataset& train,
+                            model::Learner& learner);
+
+}  // namespace hetps::engine

@@ -1,0 +1,60 @@
+// One worker of a real engine (threads, mpi), whatever carries its messages: ask for the model,
+// run the plan, pad the steps to the worker's injected speed, push the update, again, until the
+// run ends. `cluster.failures` act here: at its failure time a worker stops where it is; a
+// crash tells the server it is gone, a hang goes silent until the run ends. An error while
+// training is reported to the server, which stops the run with it.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string>
+
+#include "config/config.h"
+#include "engine/injected_delays.h"
+#include "engine/model_snapshots.h"
+#include "protocol/protocol.h"
+#include "worker/worker.h"
+
+namespace hetps::engine {
+
+// A pull reply as the worker receives it.
+struct PulledModel {
+  protocol::WorkerPlan plan;
+  std::span<const float> model;
+  ModelSnapshot snapshot;  // keeps `model` alive where it is shared (threads); may be empty
+  int64_t version = 0;
+  int update_id = 0;
+  std::span<float> update;  // where the worker writes its update
+  double lr = 0;
+  double arrives = 0;           // when the reply may be used (a link delay the engine injects)
+  double transfer_seconds = 0;  // the communication time to report with the next push
+};
+
+// The worker's end of the engine's transport. Times are seconds of the engine's clock.
+class WorkerLink {
+ public:
+  virtual ~WorkerLink() = default;
+  virtual double now() const = 0;
+  virtual void ask_first_pull() = 0;
+  // The next reply, or nothing once `deadline` passed or the run is over.
+  virtual std::optional<PulledModel> receive(double deadline) = 0;
+  virtual bool run_over() = 0;
+  // Returns false when the run ended first.
+  virtual bool sleep_until(double seconds) = 0;
+  // When an update pushed at `sent` reaches the server (an injected link delay, or `sent`).
+  virtual double push_arrival(double sent) = 0;
+  virtual void push(const protocol::UpdateInfo& info, std::span<const float> update) = 0;
+  // Tells the server this worker is gone: `error` is empty for an injected crash.
+  virtual void report_gone(const std::string& error) = 0;
+  // Returns once the run is over.
+  virtual void wait_for_end() = 0;
+};
+
+// Runs worker `trainer` until the run ends, its injected `failure` (may be null) or an error.
+void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
+                const config::WorkerFailure* failure);
+
+// The failure `cluster.failures` injects into `worker`, or null.
+const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, int worker);
+
+}  // namespace hetps::engine

@@ -1,0 +1,56 @@
+#include "mpi/messages.h"
+
+#include <limits>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace hetps::mpi {
+
+int element_count(size_t elements) {
+  if (elements > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    throw std::invalid_argument(
+        fmt::format("engine = \"mpi\": a message of {} elements is larger than MPI can count ({})",
+                    elements, std::numeric_limits<int>::max()));
+  }
+  return static_cast<int>(elements);
+}
+
+MPI_Request post_floats(std::span<const float> floats, int to, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Isend(floats.data(), element_count(floats.size()), MPI_FLOAT, to, tag, comm, &request);
+  return request;
+}
+
+MPI_Request post_receive_floats(std::span<float> floats, int from, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Irecv(floats.data(), element_count(floats.size()), MPI_FLOAT, from, tag, comm, &request);
+  return request;
+}
+
+MPI_Request post_signal(int to, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Isend(nullptr, 0, MPI_BYTE, to, tag, comm, &request);
+  return request;
+}
+
+void take_signal(int from, Tag tag, MPI_Comm comm) {
+  MPI_Recv(nullptr, 0, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+}
+
+MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Isend(text.data(), element_count(text.size()), MPI_CHAR, to, tag, comm, &request);
+  return request;
+}
+
+std::string take_text(const MPI_Status& status, MPI_Comm comm) {
+  int length = 0;
+  MPI_Get_count(&status, MPI_CHAR, &length);
+  std::string text(static_cast<size_t>(length), '\0');
+  MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, comm,
+           MPI_STATUS_IGNORE);
+  return text;
+}
+
+}  // namespace hetps::mpi

@@ -1,0 +1,74 @@
+// The messages between the server rank and the worker ranks. A header is a trivially copyable
+// struct sent as bytes: every rank runs the same hetps binary on the same kind of machine. A
+// model or an update travels as its own message of floats, straight from and into the buffer
+// it lives in.
+//   worker → server: kFirstPull (empty); kUpdateHeader (protocol::UpdateInfo) followed by
+//                    kUpdatePayload (the update); kWorkerGone (the error, empty for an
+//                    injected crash); kGoodbye (empty, the worker's last message).
+//   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model); kStop
+//                    (empty, the server's last message: the run is over).
+#pragma once
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <type_traits>
+
+#include "protocol/protocol.h"
+
+namespace hetps::mpi {
+
+enum Tag : int {
+  kFirstPull = 1,
+  kUpdateHeader,
+  kUpdatePayload,
+  kWorkerGone,
+  kGoodbye,
+  kReplyHeader,
+  kReplyModel,
+  kStop,
+};
+
+struct ReplyHeader {
+  protocol::WorkerPlan plan;
+  int64_t version = 0;
+  int update_id = 0;
+  double lr = 0;
+};
+
+// MPI counts elements in an int.
+int element_count(size_t elements);
+
+// Starts sending `header`, which must stay where it is until the request completes.
+template <typename Header>
+MPI_Request post_header(const Header& header, int to, Tag tag, MPI_Comm comm) {
+  static_assert(std::is_trivially_copyable_v<Header>);
+  MPI_Request request;
+  MPI_Isend(&header, static_cast<int>(sizeof(Header)), MPI_BYTE, to, tag, comm, &request);
+  return request;
+}
+
+// Receives a header already known to be waiting (see `probe`).
+template <typename Header>
+Header take_header(int from, Tag tag, MPI_Comm comm) {
+  static_assert(std::is_trivially_copyable_v<Header>);
+  Header header;
+  MPI_Recv(&header, static_cast<int>(sizeof(Header)), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
+  return header;
+}
+
+MPI_Request post_floats(std::span<const float> floats, int to, Tag tag, MPI_Comm comm);
+MPI_Request post_receive_floats(std::span<float> floats, int from, Tag tag, MPI_Comm comm);
+
+// Empty messages (kFirstPull, kGoodbye, kStop).
+MPI_Request post_signal(int to, Tag tag, MPI_Comm comm);
+void take_signal(int from, Tag tag, MPI_Comm comm);
+
+// Text (kWorkerGone): `text` must stay alive until the request completes.
+MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm);
+// Receives the text message `status` describes (from `probe`).
+std::string take_text(const MPI_Status& status, MPI_Comm comm);
+
+}  // namespace hetps::mpi

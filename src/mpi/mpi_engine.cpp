@@ -1,0 +1,65 @@
+#include "mpi/mpi_engine.h"
+
+#include <stdexcept>
+
+#include "engine/external_engines.h"
+#include "engine/step_calibration.h"
+#include "mpi/communicator.h"
+#include "mpi/patient_wait.h"
+#include "mpi/rank_layout.h"
+#include "mpi/rank_setup.h"
+#include "mpi/server_rank.h"
+#include "mpi/session.h"
+#include "mpi/worker_rank.h"
+
+namespace hetps::mpi {
+namespace {
+
+// The first worker rank measures a step alone while every other rank waits without taking a
+// core, then tells them all.
+std::optional<double> calibrate(const config::Config& config, const data::DataSplit& data,
+                                const engine::ModelSource& models, const RankLayout& layout,
+                                MPI_Comm comm, engine::InjectedDelays& delays) {
+  if (!delays.pads_any_compute()) return std::nullopt;
+  const int measuring_rank = layout.worker_rank(0);
+  double seconds = 0;
+  if (layout.rank() == measuring_rank) {
+    auto learner = models.make_learner();
+    seconds = engine::measure_step_seconds(config, data.train, *learner);
+  }
+  MPI_Request request;
+  MPI_Ibcast(&seconds, 1, MPI_DOUBLE, measuring_rank, comm, &request);
+  wait_for(request);
+  delays.set_calibrated_step(seconds);
+  return seconds;
+}
+
+metrics::Summary run(const config::Config& config, const data::DataSplit& data,
+                     const engine::ModelSource& models, engine::RunListener& listener) {
+  if (!session_started()) {
+    throw std::invalid_argument(
+        "engine = \"mpi\": MPI is not running in this process; the mpi engine runs under "
+        "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
+  }
+  Communicator comm;
+  const RankLayout layout(config.cluster, comm.get());
+  if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
+  // Links are real here: only compute is padded, so the link model never sees a message size.
+  engine::InjectedDelays delays(config.cluster, config.seed, 0.0, {1.0});
+  const std::optional<double> step = calibrate(config, data, models, layout, comm.get(), delays);
+  const RankSetup setup{config, data, models, comm.get(), layout, delays, step};
+  if (layout.is_server()) return run_server_rank(setup, listener);
+  run_worker_rank(setup);
+  return {};
+}
+
+bool is_primary_process(const config::Config&) {
+  start_session();
+  return world_rank() == 0;
+}
+
+}  // namespace
+
+void register_mpi_engine() { engine::register_engine("mpi", {run, is_primary_process}); }
+
+}  // namespace hetps::mpi

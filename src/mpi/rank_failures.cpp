@@ -1,0 +1,27 @@
+#include "mpi/rank_failures.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "mpi/rank_layout.h"
+#include "mpi/session.h"
+
+namespace hetps::mpi {
+
+void run_naming_this_rank(const std::function<void()>& job) {
+  const auto named = [](const std::exception& error) {
+    return this_process() + ": " + error.what();
+  };
+  try {
+    job();
+  } catch (const JobShapeError& error) {
+    if (world_rank() != 0) return;
+    throw std::invalid_argument(named(error));
+  } catch (const std::invalid_argument& error) {
+    throw std::invalid_argument(named(error));
+  } catch (const std::exception& error) {
+    throw std::runtime_error(named(error));
+  }
+}
+
+}  // namespace hetps::mpi

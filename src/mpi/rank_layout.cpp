@@ -1,0 +1,87 @@
+#include "mpi/rank_layout.h"
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <stdexcept>
+#include <thread>
+
+#include <fmt/format.h>
+
+#include "mpi/patient_wait.h"
+#include "mpi/session.h"
+
+namespace hetps::mpi {
+namespace {
+
+void check_shape(const config::ClusterConfig& cluster, int world_size) {
+  if (cluster.servers != 1) {
+    throw JobShapeError(fmt::format(
+        "cluster.servers = {}: the mpi engine runs one server shard (rank 0) for now; set "
+        "cluster.servers = 1",
+        cluster.servers));
+  }
+  const int ranks = cluster.servers + cluster.workers;
+  if (world_size != ranks) {
+    const int workers_that_fit = world_size - cluster.servers;
+    throw JobShapeError(fmt::format(
+        "engine = \"mpi\" needs one rank per server and per worker: cluster.servers = {} + "
+        "cluster.workers = {} = {} ranks, but the job has {} (-np {}); start it with -np {}{}",
+        cluster.servers, cluster.workers, ranks, world_size, world_size, ranks,
+        workers_that_fit > 0 ? fmt::format(" or set cluster.workers = {}", workers_that_fit) : ""));
+  }
+}
+
+struct HostInfo {
+  std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
+  int cores = 0;
+};
+
+}  // namespace
+
+RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm)
+    : servers_(cluster.servers), workers_(cluster.workers) {
+  int size = 0;
+  MPI_Comm_size(comm, &size);
+  MPI_Comm_rank(comm, &rank_);
+  check_shape(cluster, size);
+
+  HostInfo mine;
+  const std::string host = host_name();
+  std::copy_n(host.begin(), std::min(host.size(), mine.name.size() - 1), mine.name.begin());
+  mine.cores = static_cast<int>(std::thread::hardware_concurrency());
+  std::vector<HostInfo> all(static_cast<size_t>(size));
+  MPI_Request request;
+  MPI_Iallgather(&mine, sizeof(HostInfo), MPI_BYTE, all.data(), sizeof(HostInfo), MPI_BYTE, comm,
+                 &request);
+  wait_for(request);
+  for (const HostInfo& info : all) {
+    hosts_.emplace_back(info.name.data());
+    cores_.push_back(info.cores);
+  }
+}
+
+std::string RankLayout::describe_worker(int worker) const {
+  const int rank = worker_rank(worker);
+  return fmt::format("worker {} (rank {} on host {})", worker, rank,
+                     hosts_[static_cast<size_t>(rank)]);
+}
+
+std::vector<std::string> RankLayout::crowded_hosts() const {
+  std::map<std::string, int> ranks;
+  std::map<std::string, int> cores;
+  for (size_t r = 0; r < hosts_.size(); ++r) {
+    ++ranks[hosts_[r]];
+    cores[hosts_[r]] = cores_[r];
+  }
+  std::vector<std::string> crowded;
+  for (const auto& [host, count] : ranks) {
+    // hardware_concurrency() is 0 where the count is unknown: nothing to say then.
+    if (cores[host] > 0 && count > cores[host]) {
+      crowded.push_back(fmt::format("host {}: {} ranks on {} cores", host, count, cores[host]));
+    }
+  }
+  return crowded;
+}
+
+}  // namespace hetps::mpi

@@ -1,0 +1,49 @@
+// Who is who in an MPI job: the first `cluster.servers` ranks are server shards, the rest are
+// workers, worker w on rank servers + w; and on which host each rank runs.
+#pragma once
+
+#include <mpi.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "config/config.h"
+
+namespace hetps::mpi {
+
+// The job does not have the shape the config asks for (its size, its servers). Every rank
+// finds the same, before any run message.
+class JobShapeError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+class RankLayout {
+ public:
+  // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers` or the
+  // cluster has more than one server (the mpi engine runs one server shard for now). Then
+  // gathers every rank's host.
+  RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm);
+
+  int rank() const { return rank_; }
+  bool is_server() const { return rank_ < servers_; }
+  int server_rank() const { return 0; }
+  int worker_rank(int worker) const { return servers_ + worker; }
+  int worker_of(int rank) const { return rank - servers_; }
+  int workers() const { return workers_; }
+
+  // "worker W (rank R on host H)", for stall and failure messages.
+  std::string describe_worker(int worker) const;
+  // "host H: R ranks on C cores" for every host whose ranks outnumber its cores.
+  std::vector<std::string> crowded_hosts() const;
+
+ private:
+  int rank_ = 0;
+  int servers_ = 1;
+  int workers_ = 0;
+  std::vector<std::string> hosts_;  // by rank
+  std::vector<int> cores_;          // by rank: its host's cores
+};
+
+}  // namespace hetps::mpi

@@ -1,0 +1,27 @@
+// What every rank of an mpi run shares once it is set up: the run, its communicator, who is
+// who, and the injected compute speeds (calibrated when any worker is padded).
+#pragma once
+
+#include <mpi.h>
+
+#include <optional>
+
+#include "config/config.h"
+#include "data/dataset.h"
+#include "engine/engine.h"
+#include "engine/injected_delays.h"
+#include "mpi/rank_layout.h"
+
+namespace hetps::mpi {
+
+struct RankSetup {
+  const config::Config& config;
+  const data::DataSplit& data;
+  const engine::ModelSource& models;
+  MPI_Comm comm;
+  const RankLayout& layout;
+  const engine::InjectedDelays& delays;
+  std::optional<double> calibrated_step;  // seconds; set when any worker is padded
+};
+
+}  // namespace hetps::mpi

@@ -1,0 +1,62 @@
+// The server rank's side of the run loop (engine::ServerLoop::Engine over MPI).
+//   A pull reply is a ReplyHeader and the model, both sent without waiting (MPI_Isend) from
+//   where they are: the model straight from its immutable snapshot, which the reply keeps alive
+//   until MPI is done with it.
+//   An update's header is taken first; its payload is then received straight into the
+//   update pool's buffer for its id, with no copy.
+//   An evaluation does not count in the server's time, as on the threads engine; the workers
+//   are not paused for it (on a cluster they do not share the server's cores): each can
+//   compute at most one step meanwhile, then waits for its reply.
+//   The end of a run (`stop_workers`): kStop to every worker rank, its last message; then
+//   whatever the workers still send is taken (and dropped) until each said kGoodbye, so that
+//   every send on either side completes.
+#pragma once
+
+#include <mpi.h>
+
+#include <array>
+#include <list>
+#include <vector>
+
+#include "engine/server_loop.h"
+#include "mpi/messages.h"
+#include "mpi/rank_layout.h"
+#include "mpi/run_clock.h"
+
+namespace hetps::mpi {
+
+class ServerEndpoint : public engine::ServerLoop::Engine {
+ public:
+  ServerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats, RunClock& clock);
+  // Replies a worker never took (it did not stop in time) are left alive: MPI may still read
+  // them, and the job is failing anyway.
+  ~ServerEndpoint() override;
+
+  void send(engine::ServerLoop::Reply reply) override;
+  void serve_one(double deadline, engine::ServerLoop& server) override;
+  void evaluate(engine::ServerState& state, double time) override;
+
+  // Ends the run on every worker rank (once; later calls do nothing). Returns the workers that
+  // did not say goodbye within `patience` seconds.
+  std::vector<int> stop_workers(double patience);
+
+ private:
+  struct ReplyInFlight {
+    ReplyHeader header;
+    engine::ModelSnapshot model;
+    std::array<MPI_Request, 2> requests;
+  };
+  void complete_sends();
+  void take(const MPI_Status& message, engine::ServerLoop& server);
+  // After the end: takes one message and drops it; returns whether it was a goodbye.
+  bool drop(const MPI_Status& message);
+
+  MPI_Comm comm_;
+  const RankLayout& layout_;
+  RunClock& clock_;
+  std::list<ReplyInFlight> in_flight_;  // a list: MPI reads each header where it was put
+  std::vector<float> dropped_;          // where updates sent after the end land
+  bool stopped_ = false;
+};
+
+}  // namespace hetps::mpi

@@ -1,0 +1,75 @@
+#include "mpi/server_rank.h"
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "engine/server_loop.h"
+#include "mpi/run_clock.h"
+#include "mpi/server_endpoint.h"
+
+namespace hetps::mpi {
+namespace {
+
+// What the run log says about the set-up, at time 0.
+void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
+                  const model::Learner& evaluator) {
+  if (setup.calibrated_step) {
+    loop.state().record(
+        {"calibration",
+         {{"step_seconds", *setup.calibrated_step},
+          {"flops_per_step", evaluator.flops_per_sample() * setup.config.data.batch_size}}},
+        0.0);
+  }
+  const std::vector<std::string> crowded = setup.layout.crowded_hosts();
+  if (!crowded.empty()) {
+    loop.state().record(
+        {"warning",
+         {{"message", fmt::format("more ranks than cores ({}): the injected heterogeneity is "
+                                  "only approximate",
+                                  fmt::join(crowded, "; "))}}},
+        0.0);
+  }
+}
+
+std::string describe_silent(const RankLayout& layout, const std::vector<int>& workers) {
+  std::vector<std::string> names;
+  for (int worker : workers) names.push_back(layout.describe_worker(worker));
+  return fmt::format("{}", fmt::join(names, ", "));
+}
+
+}  // namespace
+
+metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& listener) {
+  const auto wall_start = std::chrono::steady_clock::now();
+  const config::Config& config = setup.config;
+  const RankLayout& layout = setup.layout;
+  auto evaluator = setup.models.make_learner();
+  RunClock clock;
+  ServerEndpoint endpoint(setup.comm, layout, evaluator->layout().size(), clock);
+  engine::ServerLoop loop(
+      config, setup.data, *evaluator, listener, endpoint, [&clock] { return clock.now(); },
+      [&layout](int worker) { return layout.describe_worker(worker); });
+  record_setup(loop, setup, *evaluator);
+  clock.start(setup.comm);
+  const double patience = config.run.stall_timeout_s;
+  try {
+    loop.start();
+    const std::string stop_reason = loop.serve();
+    const std::vector<int> silent = endpoint.stop_workers(patience);
+    if (!silent.empty()) {
+      throw engine::StallError(fmt::format(
+          "stalled: {} did not stop within run.stall_timeout_s = {} of the end of the run",
+          describe_silent(layout, silent), patience));
+    }
+    return loop.state().finish(clock.now(), stop_reason, "mpi", wall_start);
+  } catch (...) {
+    endpoint.stop_workers(patience);
+    throw;
+  }
+}
+
+}  // namespace hetps::mpi

@@ -1,0 +1,22 @@
+#include "mpi/worker_rank.h"
+
+#include "engine/worker_factory.h"
+#include "engine/worker_loop.h"
+#include "mpi/run_clock.h"
+#include "mpi/worker_endpoint.h"
+
+namespace hetps::mpi {
+
+void run_worker_rank(const RankSetup& setup) {
+  const int worker = setup.layout.worker_of(setup.layout.rank());
+  auto learner = setup.models.make_learner();
+  auto trainer = engine::make_worker(setup.config, setup.data.train, worker, *learner);
+  RunClock clock;
+  WorkerEndpoint endpoint(setup.comm, setup.layout.server_rank(), learner->layout().size(), clock);
+  clock.start(setup.comm);
+  engine::run_worker(*trainer, setup.delays, endpoint,
+                     engine::failure_of(setup.config.cluster, worker));
+  endpoint.say_goodbye();
+}
+
+}  // namespace hetps::mpi

@@ -1,0 +1,81 @@
+// `hetps train` under mpirun: the mpi engine end to end, as a user starts it.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/hetps_process.h"
+
+namespace hetps::cli::testing {
+namespace {
+
+#ifdef HETPS_MPIEXEC
+// Runs `mpiexec -np <ranks> hetps <args>`; the output goes to `output`.
+int mpirun_hetps(int ranks, std::vector<std::string> args, const std::filesystem::path& output) {
+  std::string command = shell_quote(HETPS_MPIEXEC) + " --oversubscribe --allow-run-as-root -np " +
+                        std::to_string(ranks) + " " + shell_quote(HETPS_BINARY);
+  for (const std::string& arg : args) command += " " + shell_quote(arg);
+  command += " > " + shell_quote(output.string()) + " 2>&1";
+  const int status = std::system(command.c_str());
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string read_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+std::vector<std::string> mpi_run(std::vector<std::string> args, int workers) {
+  args = tiny_run(std::move(args));
+  for (const std::string& set :
+       {std::string("engine=mpi"), "cluster.workers=" + std::to_string(workers)}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  return args;
+}
+#endif
+
+TEST(MpiTrainTest, RankZeroWritesTheRunDirectory) {
+#ifndef HETPS_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  ScratchDir scratch;
+  const int exit_code = mpirun_hetps(
+      4, mpi_run({"train", "--quiet", "--out", (scratch / "run").string()}, 3), scratch / "output");
+  ASSERT_EQ(exit_code, 0) << read_file(scratch / "output");
+  const auto summary = nlohmann::json::parse(read_file(scratch / "run" / "summary.json"));
+  EXPECT_EQ(summary.at("engine"), "mpi");
+  EXPECT_EQ(summary.at("workers"), 3);
+  EXPECT_EQ(summary.at("stop_reason"), "max_samples");
+#endif
+}
+
+TEST(MpiTrainTest, AJobOfTheWrongSizeIsBadInputSaidOnce) {
+#ifndef HETPS_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  ScratchDir scratch;
+  const int exit_code = mpirun_hetps(
+      4, mpi_run({"train", "--quiet", "--out", (scratch / "run").string()}, 2), scratch / "output");
+  EXPECT_EQ(exit_code, 2);
+  const std::string output = read_file(scratch / "output");
+  const std::string message =
+      "cluster.servers = 1 + cluster.workers = 2 = 3 ranks, but the job has 4 (-np 4)";
+  const auto first = output.find(message);
+  ASSERT_NE(first, std::string::npos) << output;
+  EXPECT_EQ(output.find(message, first + 1), std::string::npos) << output;
+  EXPECT_NE(output.find("hetps: rank 0 on host "), std::string::npos) << output;
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
+#endif
+}
+
+}  // namespace
+}  // namespace hetps::cli::testing
