@@ -41,7 +41,7 @@ std::string ServerLoop::serve() {
       if (config_.train.stop_at_target && state_.target_reached()) return "target";
       next_evaluation = time + config_.train.eval_interval;
     }
-    check_stalls(time);
+    state_.report_stalls(inspector_.check(time), time);
     if (every_worker_gone()) return "stalled";
   }
 }
@@ -85,17 +85,6 @@ void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   inspector_.expect(worker, sent);
   engine_.send(Reply{worker, plan, snapshots_.at(state_.server().model(), version), version, id,
                      state_.pool().buffer(id), state_.current_lr(), sent});
-}
-
-void ServerLoop::check_stalls(double time) {
-  StallInspector::Findings findings = inspector_.check(time);
-  for (const std::string& warning : findings.warnings) {
-    state_.record({"stall_warning", {{"message", warning}}}, time);
-  }
-  if (findings.timeout) {
-    state_.record({"stalled", {{"message", *findings.timeout}}}, time);
-    throw StallError(*findings.timeout);
-  }
 }
 
 bool ServerLoop::every_worker_gone() const {

@@ -87,7 +87,6 @@ class ServerLoop : public protocol::Actions {
   int64_t version() const override { return state_.server().version(); }
 
  private:
-  void check_stalls(double time);
   bool every_worker_gone() const;
 
   const config::Config& config_;

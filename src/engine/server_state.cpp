@@ -72,6 +72,16 @@ void ServerState::record(const protocol::ProtocolEvent& event, double time) {
   listener_.on_event(record);
 }
 
+void ServerState::report_stalls(const StallInspector::Findings& findings, double time) {
+  for (const std::string& warning : findings.warnings) {
+    record({"stall_warning", {{"message", warning}}}, time);
+  }
+  if (findings.timeout) {
+    record({"stalled", {{"message", *findings.timeout}}}, time);
+    throw StallError(*findings.timeout);
+  }
+}
+
 void ServerState::evaluate(double time) {
   const data::Dataset& test = data_.test;
   model::Evaluation result = evaluator_.evaluate(

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "engine/engine.h"
+#include "engine/stall_inspector.h"
 #include "engine/update_pool.h"
 #include "metrics/run_statistics.h"
 #include "model/learner.h"
@@ -44,6 +45,9 @@ class ServerState {
   void discard(int update_id) { pool_.release(update_id); }
   // Writes a protocol event (or an engine event: a failure, a warning) into the run log.
   void record(const protocol::ProtocolEvent& event, double time);
+  // Logs the stall inspector's warnings found at `time` and, at its timeout, a `stalled` record,
+  // then throws StallError with the message.
+  void report_stalls(const StallInspector::Findings& findings, double time);
 
   void evaluate(double time);
   // The learning rate a worker's local optimizer uses now.

@@ -112,14 +112,7 @@ metrics::Summary SimEngine::run() {
 void SimEngine::inspect_stalls_until(double time) {
   for (double at = inspector_.next_check(); at <= time && std::isfinite(at);
        at = inspector_.next_check()) {
-    StallInspector::Findings findings = inspector_.check(at);
-    for (const std::string& warning : findings.warnings) {
-      state_.record({"stall_warning", {{"message", warning}}}, at);
-    }
-    if (findings.timeout) {
-      state_.record({"stalled", {{"message", *findings.timeout}}}, at);
-      throw StallError(*findings.timeout);
-    }
+    state_.report_stalls(inspector_.check(at), at);
   }
 }
 
