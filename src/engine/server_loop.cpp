@@ -72,9 +72,7 @@ void ServerLoop::on_worker_gone(int worker, const std::string& error) {
 }
 
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
-  if (plan.send_to != protocol::kServer || plan.keep_ratio != 1.0) {
-    throw std::logic_error("the real engines do not yet carry updates to leaders or compress them");
-  }
+  state_.require_carried(plan);
   const auto w = static_cast<size_t>(worker);
   if (gone_[w]) return;
   const int id = state_.pool().acquire();

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "protocol/registry.h"
 
 namespace hetps::engine {
@@ -64,6 +66,14 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
     pool_.release(id);
   }
   return server_->version();
+}
+
+void ServerState::require_carried(const protocol::WorkerPlan& plan) const {
+  if (plan.send_to == protocol::kServer && plan.keep_ratio == 1.0) return;
+  throw std::invalid_argument(fmt::format(
+      "protocol.name = \"{}\": engine = \"{}\" does not yet carry updates to leader workers "
+      "or compress them (the plan asks for send_to = {}, keep_ratio = {})",
+      config_.protocol.name, config_.engine, plan.send_to, plan.keep_ratio));
 }
 
 void ServerState::record(const protocol::ProtocolEvent& event, double time) {

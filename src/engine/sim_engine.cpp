@@ -132,10 +132,7 @@ double SimEngine::servers_free_at() const {
 }
 
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
-  if (plan.send_to != protocol::kServer || plan.keep_ratio != 1.0) {
-    // Leader aggregation and top-k come with the protocols that need them (Petrel, ASHL).
-    throw std::logic_error("the simulator does not yet carry updates to leaders or compress them");
-  }
+  state_.require_carried(plan);  // leaders and top-k come with Petrel and ASHL
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
   if (clock.silent) {
     // The server sends and waits; a hung worker will never answer.

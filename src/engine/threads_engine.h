@@ -88,6 +88,9 @@ class ThreadsEngine : public ServerLoop::Engine {
   std::vector<std::unique_ptr<Mailbox<PullReply>>> mailboxes_;
   RunGate gate_;
   std::atomic<Clock::rep> paused_{0};  // total pause, in clock ticks
+  // While an evaluation runs the engine's time stands at `frozen_at_` for every thread.
+  std::atomic<bool> frozen_{false};
+  std::atomic<double> frozen_at_{0};
   std::vector<std::thread> threads_;
   Clock::time_point start_;
 };

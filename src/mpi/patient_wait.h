@@ -18,8 +18,8 @@ namespace hetps::mpi {
 
 class Backoff {
  public:
-  // Sleeps the current interval, or `at_most_seconds` if that is shorter, and doubles the
-  // interval for the next pause.
+  // Sleeps the current interval, or `at_most_seconds` if that is shorter, and lengthens the
+  // interval by 10% for the next pause.
   void pause(double at_most_seconds = std::numeric_limits<double>::infinity());
 
  private:
