@@ -77,5 +77,27 @@ TEST(MpiTrainTest, AJobOfTheWrongSizeIsBadInputSaidOnce) {
 #endif
 }
 
+// A rank that never answers: rank 0's stall inspector names it, with its rank and host, and the
+// whole job ends with a non-zero status (MPI_Abort) rather than hanging.
+TEST(MpiTrainTest, AHungRankEndsTheJobWithTheStallMessage) {
+#ifndef HETPS_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  ScratchDir scratch;
+  const int exit_code =
+      mpirun_hetps(4,
+                   mpi_run({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
+                            "cluster.failures=[{worker=1, time=0, kind=\"hang\"}]", "--set",
+                            "run.stall_warning_s=0.2", "--set", "run.stall_timeout_s=1"},
+                           3),
+                   scratch / "output");
+  EXPECT_NE(exit_code, 0);
+  const std::string output = read_file(scratch / "output");
+  EXPECT_NE(output.find("stalled"), std::string::npos) << output;
+  EXPECT_NE(output.find("worker 1 (rank 2 on host "), std::string::npos) << output;
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run" / "summary.json"));
+#endif
+}
+
 }  // namespace
 }  // namespace hetps::cli::testing
