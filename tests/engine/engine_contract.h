@@ -96,4 +96,22 @@ TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
 }
 
+// A worker that never answers: the stall inspector names it and stops the run, never a silent
+// hang (engine time: virtual on sim). How each engine names a worker (rank and host on mpi) is
+// checked where the engine is started as a user starts it (tests/cli/).
+TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
+  config::Config config = contract_config("bsp");
+  config.cluster.failures = {{.worker = 1, .time = 0.0, .kind = "hang"}};
+  config.run.stall_warning_s = 0.1;
+  config.run.stall_timeout_s = 0.3;
+  Outcome hung = run_small(config);
+  if (!primary(config)) return;
+  ASSERT_TRUE(hung.stall.has_value()) << "a hung worker must stop the run";
+  EXPECT_NE(hung.stall->find("worker 1 ("), std::string::npos) << *hung.stall;
+  EXPECT_NE(hung.stall->find("run.stall_timeout_s = 0.3"), std::string::npos) << *hung.stall;
+  ASSERT_GE(hung.log.events.size(), 2u);
+  EXPECT_EQ(hung.log.events[hung.log.events.size() - 2].at("type"), "stall_warning");
+  EXPECT_EQ(hung.log.events.back().at("type"), "stalled");
+}
+
 }  // namespace hetps::testing

@@ -42,29 +42,6 @@ TEST(MpiEngineTest, AJobOfTheWrongSizeIsRefusedOnEveryRankBeforeAnyWork) {
   EXPECT_TRUE(log.lines.empty());
 }
 
-TEST(MpiEngineTest, AHungWorkerStopsTheRunWithAMessageNamingItsRankAndHost) {
-  config::Config config = mpi_config("bsp");
-  config.cluster.failures = {{.worker = 1, .time = 0.0, .kind = "hang"}};
-  config.run.stall_warning_s = 0.1;
-  config.run.stall_timeout_s = 0.3;
-  CollectingListener log;
-  if (!engine::is_primary_process(config)) {
-    EXPECT_NO_THROW(engine::run(config, small_data(), softmax_source(784, 10, config.seed), log));
-    return;
-  }
-  try {
-    engine::run(config, small_data(), softmax_source(784, 10, config.seed), log);
-    FAIL() << "a hung worker must stop the run";
-  } catch (const engine::StallError& error) {
-    EXPECT_THAT(error.what(), ::testing::HasSubstr(
-                                  fmt::format("worker 1 (rank 2 on host {})", mpi::host_name())));
-    EXPECT_THAT(error.what(), ::testing::HasSubstr("run.stall_timeout_s"));
-  }
-  ASSERT_GE(log.events.size(), 2u);
-  EXPECT_EQ(log.events[log.events.size() - 2].at("type"), "stall_warning");
-  EXPECT_EQ(log.events.back().at("type"), "stalled");
-}
-
 // A learner whose every step fails, as a rank out of memory would.
 class FailingLearner : public SoftmaxLearner {
  public:
