@@ -29,10 +29,7 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
   const auto& layout = learner_->layout();
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
-  for (const auto& range : state_.server().shard_ranges()) {
-    shard_fraction_.push_back(static_cast<double>(range.size()) /
-                              static_cast<double>(layout.size()));
-  }
+  shard_fraction_ = state_.server().shard_fractions();
   shard_free_at_.assign(shard_fraction_.size(), 0.0);
   step_work_seconds_ =
       learner_->flops_per_sample() * config.data.batch_size / (config.cluster.worker_gflops * 1e9);

@@ -14,15 +14,6 @@ namespace {
 // A deadline far enough to mean "never" without overflowing the clock's arithmetic.
 constexpr double kFarFuture = 1e7;
 
-std::vector<double> shard_fractions(const server::ParameterServer& server) {
-  std::vector<double> fractions;
-  const double total = static_cast<double>(server.model().size());
-  for (const auto& range : server.shard_ranges()) {
-    fractions.push_back(static_cast<double>(range.size()) / total);
-  }
-  return fractions;
-}
-
 }  // namespace
 
 class ThreadsEngine::Link : public WorkerLink {
@@ -76,7 +67,7 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
           config, data, *evaluator_, listener, *this, [this] { return now(); },
           [](int worker) { return fmt::format("worker {} (a thread of this process)", worker); }),
       delays_(config.cluster, config.seed, static_cast<double>(loop_.state().model_bytes()),
-              shard_fractions(loop_.state().server())) {
+              loop_.state().server().shard_fractions()) {
   const int workers = config.cluster.workers;
   for (int w = 0; w < workers; ++w) {
     learners_.push_back(models.make_learner());

@@ -17,6 +17,14 @@ ParameterServer::ParameterServer(const params::ParamLayout& layout,
   for (const auto& range : ranges_) shards_.emplace_back(range, model_, options.sgd);
 }
 
+std::vector<double> ParameterServer::shard_fractions() const {
+  std::vector<double> fractions;
+  for (const auto& range : ranges_) {
+    fractions.push_back(static_cast<double>(range.size()) / static_cast<double>(model_.size()));
+  }
+  return fractions;
+}
+
 double ParameterServer::current_lr(int64_t samples_processed) const {
   return schedule_.at(samples_processed) * override_.lr_scale;
 }

@@ -33,6 +33,8 @@ class ParameterServer {
   std::span<const float> model() const { return model_; }
   int64_t version() const { return version_; }
   const std::vector<params::KeyRange>& shard_ranges() const { return ranges_; }
+  // Each shard's share of the model's keys (and so of its bytes on the wire), in shard order.
+  std::vector<double> shard_fractions() const;
 
   // Applies one order as one new version. `payloads[k]` is the whole flat update named by
   // `order.update_ids[k]`. The learning rate comes from the schedule at `samples_processed`.
