@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <optional>
 
 namespace hetps::engine {
 namespace {
@@ -15,8 +16,11 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
   const int worker = trainer.id();
   int64_t pushes = 0;
   // Each wait ends at the failure time at the latest: a failing worker stops where it is.
-  const auto wait_until = [&](double seconds) {
-    return link.sleep_until(std::min(seconds, fails_at));
+  // Returns nothing when the worker goes on, else what `work` returns.
+  const auto wait_until = [&](double seconds) -> std::optional<bool> {
+    if (!link.sleep_until(std::min(seconds, fails_at))) return true;
+    if (link.now() >= fails_at) return false;
+    return std::nullopt;
   };
   link.ask_first_pull();
   for (;;) {
@@ -26,21 +30,18 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
       if (link.now() < fails_at) continue;  // the clock stood still (an evaluation pause)
       return false;
     }
-    if (!wait_until(reply->arrives)) return true;
-    if (link.now() >= fails_at) return false;
+    if (const auto ended = wait_until(reply->arrives)) return *ended;
 
     const double started = link.now();
     const worker::RoundResult result =
         trainer.run(reply->plan, reply->model, reply->lr, reply->update);
     reply->snapshot.reset();  // the snapshot's buffer may be reused once every reader is done
     const double computed = std::max(link.now(), delays.compute_end(worker, started, result.steps));
-    if (!wait_until(computed)) return true;
-    if (link.now() >= fails_at) return false;
+    if (const auto ended = wait_until(computed)) return *ended;
 
     const double pushed = link.now();
     const double arrives = link.push_arrival(pushed);
-    if (!wait_until(arrives)) return true;
-    if (link.now() >= fails_at) return false;
+    if (const auto ended = wait_until(arrives)) return *ended;
 
     protocol::UpdateInfo info;
     info.id = reply->update_id;
