@@ -72,7 +72,12 @@ void ServerLoop::on_worker_gone(int worker, const std::string& error) {
 }
 
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
-  state_.require_carried(plan);
+  state_.check_plan(worker, plan);
+  if (plan.send_to != protocol::kServer || !plan.gather_from.empty()) {
+    throw std::invalid_argument(fmt::format(
+        "protocol.name = \"{}\": engine = \"{}\" does not carry updates to leaders yet",
+        config_.protocol.name, config_.engine));
+  }
   const auto w = static_cast<size_t>(worker);
   if (gone_[w]) return;
   const int id = state_.pool().acquire();

@@ -68,12 +68,33 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   return server_->version();
 }
 
-void ServerState::require_carried(const protocol::WorkerPlan& plan) const {
-  if (plan.send_to == protocol::kServer && plan.keep_ratio == 1.0) return;
-  throw std::invalid_argument(fmt::format(
-      "protocol.name = \"{}\": engine = \"{}\" does not yet carry updates to leader workers "
-      "or compress them (the plan asks for send_to = {}, keep_ratio = {})",
-      config_.protocol.name, config_.engine, plan.send_to, plan.keep_ratio));
+void ServerState::check_plan(int worker, const protocol::WorkerPlan& plan) const {
+  const auto fail = [&](const std::string& why) {
+    throw std::invalid_argument(
+        fmt::format("protocol.name = \"{}\" on engine = \"{}\": the plan for "
+                    "worker {} {}",
+                    config_.protocol.name, config_.engine, worker, why));
+  };
+  const auto is_other_worker = [&](int id) {
+    return id >= 0 && id < config_.cluster.workers && id != worker;
+  };
+  if (plan.keep_ratio != 1.0) {
+    fail(fmt::format("asks for top-k compression (keep_ratio = {}), which no engine carries yet",
+                     plan.keep_ratio));
+  }
+  if (plan.send_to != protocol::kServer && !is_other_worker(plan.send_to)) {
+    fail(fmt::format("sends its update to worker {}, which is not another worker", plan.send_to));
+  }
+  if (plan.gather_from.empty()) return;
+  if (plan.send_to != protocol::kServer) {
+    fail(fmt::format("both leads and sends to leader {}: a leader pushes to the server",
+                     plan.send_to));
+  }
+  for (int member : plan.gather_from) {
+    if (!is_other_worker(member)) {
+      fail(fmt::format("gathers from worker {}, which is not another worker", member));
+    }
+  }
 }
 
 void ServerState::record(const protocol::ProtocolEvent& event, double time) {

@@ -43,9 +43,11 @@ class ServerState {
   // Applies the order's updates as one version, counts them and frees their buffers.
   int64_t apply(const protocol::ApplyOrder& order);
   void discard(int update_id) { pool_.release(update_id); }
-  // Throws std::invalid_argument naming `protocol.name` and `engine` when `plan` asks for what
-  // no engine carries yet: an update sent to a leader worker, or a top-k compressed one.
-  void require_carried(const protocol::WorkerPlan& plan) const;
+  // Throws std::invalid_argument naming `protocol.name` and `engine` when `worker`'s plan
+  // cannot be carried out: a top-k compressed update (not carried yet), an update sent to
+  // itself or to no worker, a leader that is itself a member, or one that gathers from itself
+  // or from no worker.
+  void check_plan(int worker, const protocol::WorkerPlan& plan) const;
   // Writes a protocol event (or an engine event: a failure, a warning) into the run log.
   void record(const protocol::ProtocolEvent& event, double time);
   // Logs the stall inspector's warnings found at `time` and, at its timeout, a `stalled` record,

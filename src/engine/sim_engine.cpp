@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include "engine/worker_factory.h"
+#include "worker/merge_updates.h"
 
 namespace hetps::engine {
 
@@ -25,7 +26,8 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
       state_(config, data, *learner_, listener),
       cluster_(config.cluster, config.seed),
       inspector_(config.run.stall_warning_s, config.run.stall_timeout_s,
-                 [](int worker) { return fmt::format("worker {}", worker); }) {
+                 [](int worker) { return fmt::format("worker {}", worker); }),
+      replies_(config.cluster.workers) {
   const auto& layout = learner_->layout();
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
@@ -43,13 +45,18 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
 SimEngine::~SimEngine() = default;
 
 void SimEngine::schedule(double time, EventKind kind, int worker, int update_id) {
-  if (kind == EventKind::PushReady || kind == EventKind::UpdateArrives) ++updates_in_flight_;
+  if (kind != EventKind::Evaluation && kind != EventKind::WorkerFails) ++updates_in_flight_;
   events_.push(Event{time, sequence_++, kind, worker, update_id});
 }
 
 bool SimEngine::is_lost(const Event& event) const {
-  return (event.kind == EventKind::PushReady || event.kind == EventKind::UpdateArrives) &&
+  return event.kind != EventKind::Evaluation && event.kind != EventKind::WorkerFails &&
          clocks_[static_cast<size_t>(event.worker)].silent;
+}
+
+bool SimEngine::crashed(int worker) const {
+  const WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
+  return clock.silent && !clock.hung;
 }
 
 metrics::Summary SimEngine::run() {
@@ -62,6 +69,7 @@ metrics::Summary SimEngine::run() {
   state_.protocol().start(
       protocol::RunShape{workers, config_.train.max_samples, config_.data.batch_size}, *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
+  send_replies();
 
   state_.evaluate(0.0);
   schedule(config_.train.eval_interval, EventKind::Evaluation);
@@ -95,6 +103,10 @@ metrics::Summary SimEngine::run() {
       send_update(event.update_id);
       continue;
     }
+    if (event.kind == EventKind::MemberUpdateArrives) {
+      gather(clocks_[static_cast<size_t>(event.worker)].leader, event.update_id);
+      continue;
+    }
     deliver(event.update_id);
     if (state_.budget_spent()) {
       stop_reason = "max_samples";
@@ -118,8 +130,14 @@ void SimEngine::deliver(int update_id) {
   info.now = now_;
   clocks_[static_cast<size_t>(info.worker)].update_in_flight = -1;
   inspector_.settle(info.worker);
+  for (int member : info.members) inspector_.settle(member);
+  replies_.merged(info.worker, info.members);
   state_.protocol().on_update(info, *this);
   state_.protocol().on_pull_request(info.worker, *this);
+  for (int member : info.members) {
+    if (!crashed(member)) state_.protocol().on_pull_request(member, *this);
+  }
+  send_replies();
 }
 
 double SimEngine::servers_free_at() const {
@@ -129,17 +147,44 @@ double SimEngine::servers_free_at() const {
 }
 
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
-  state_.require_carried(plan);  // leaders and top-k come with Petrel and ASHL
+  state_.check_plan(worker, plan);
+  replies_.add(worker, plan);
+}
+
+void SimEngine::send_replies() {
+  for (const ReplyBatch::Route& route : replies_.take()) send_reply(route);
+}
+
+void SimEngine::send_reply(const ReplyBatch::Route& route) {
+  const int worker = route.worker;
+  const protocol::WorkerPlan& plan = route.plan;
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
   if (clock.silent) {
     // The server sends and waits; a hung worker will never answer.
     if (clock.hung) inspector_.expect(worker, servers_free_at());
     return;
   }
-  const double sent = servers_free_at();
-  const double pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
-  state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
+  double sent = servers_free_at();
+  double pulled = 0;
+  if (route.via == protocol::kServer) {
+    pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
+    state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
+  } else {
+    // The leader hands on the copy it has just received.
+    const WorkerClock& leader = clocks_[static_cast<size_t>(route.via)];
+    sent = leader.model_arrived - leader.last_pull_seconds;
+    pulled = network_->send(route.via, worker, model_bytes_, leader.model_arrived);
+    state_.stats().add_bytes_worker_to_worker(static_cast<int64_t>(model_bytes_));
+  }
   clock.last_pull_seconds = pulled - sent;
+  clock.model_arrived = pulled;
+  clock.leader = plan.send_to;
+  clock.awaited_members.clear();
+  for (int member : plan.gather_from) {
+    if (!crashed(member)) clock.awaited_members.push_back(member);
+  }
+  clock.gathered.clear();
+  clock.own_update_ready = false;
 
   // The steps are computed now, on the model this reply carries; only their delivery waits.
   const int id = state_.pool().acquire();
@@ -168,12 +213,80 @@ void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
 
 void SimEngine::send_update(int update_id) {
   protocol::UpdateInfo& info = state_.pool().at(update_id).info;
-  const double push_bytes = model_bytes_;
-  const double arrived = network_->send_to_servers(info.worker, push_bytes, shard_fraction_, now_);
-  state_.stats().add_bytes_to_server(static_cast<int64_t>(push_bytes));
+  WorkerClock& clock = clocks_[static_cast<size_t>(info.worker)];
+  if (!clock.awaited_members.empty() || !clock.gathered.empty()) {
+    clock.own_update_ready = true;
+    push_merged_when_complete(info.worker);
+    return;
+  }
+  if (clock.leader == protocol::kServer) {
+    push_to_servers(update_id);
+    return;
+  }
+  if (crashed(clock.leader)) {
+    orphan(info.worker, update_id);
+    return;
+  }
+  const double arrived = network_->send(info.worker, clock.leader, model_bytes_, now_);
+  state_.stats().add_bytes_worker_to_worker(static_cast<int64_t>(model_bytes_));
+  info.comm_seconds = (arrived - now_) + clock.last_pull_seconds;
+  schedule(arrived, EventKind::MemberUpdateArrives, info.worker, update_id);
+}
+
+void SimEngine::push_to_servers(int update_id) {
+  protocol::UpdateInfo& info = state_.pool().at(update_id).info;
+  const double arrived =
+      network_->send_to_servers(info.worker, model_bytes_, shard_fraction_, now_);
+  state_.stats().add_bytes_to_server(static_cast<int64_t>(model_bytes_));
   info.comm_seconds =
       (arrived - now_) + clocks_[static_cast<size_t>(info.worker)].last_pull_seconds;
   schedule(arrived, EventKind::UpdateArrives, info.worker, update_id);
+}
+
+void SimEngine::gather(int leader, int update_id) {
+  const int member = state_.pool().at(update_id).info.worker;
+  clocks_[static_cast<size_t>(member)].update_in_flight = -1;
+  WorkerClock& clock = clocks_[static_cast<size_t>(leader)];
+  if (crashed(leader)) {
+    orphan(member, update_id);
+    return;
+  }
+  const auto awaited = std::ranges::find(clock.awaited_members, member);
+  if (awaited == clock.awaited_members.end()) {
+    throw std::logic_error(
+        fmt::format("protocol {}: worker {} sent its update to worker {}, "
+                    "which does not gather from it",
+                    config_.protocol.name, member, leader));
+  }
+  clock.awaited_members.erase(awaited);
+  clock.gathered.push_back(update_id);
+  // A hung leader holds what it gathered: only the stall inspector can notice.
+  if (!clock.silent) push_merged_when_complete(leader);
+}
+
+void SimEngine::push_merged_when_complete(int leader) {
+  WorkerClock& clock = clocks_[static_cast<size_t>(leader)];
+  if (!clock.own_update_ready || !clock.awaited_members.empty()) return;
+  const int own = clock.update_in_flight;
+  std::vector<worker::Contribution> contributions = {
+      {state_.pool().at(own).info, state_.pool().buffer(own).data()}};
+  for (int id : clock.gathered) {
+    contributions.push_back({state_.pool().at(id).info, state_.pool().buffer(id).data()});
+  }
+  protocol::UpdateInfo merged = worker::merge_updates(contributions, state_.pool().buffer(own));
+  for (int id : clock.gathered) state_.discard(id);
+  clock.gathered.clear();
+  clock.own_update_ready = false;
+  state_.pool().at(own).info = merged;
+  push_to_servers(own);
+}
+
+void SimEngine::orphan(int member, int update_id) {
+  state_.discard(update_id);
+  clocks_[static_cast<size_t>(member)].leader = protocol::kServer;
+  inspector_.settle(member);
+  state_.protocol().on_pull_request(member, *this);
+  send_replies();
 }
 
 // A crashed worker's death is announced (the protocol stops waiting for it); a hung one just
@@ -183,23 +296,47 @@ void SimEngine::fail(int worker) {
       std::ranges::find(config_.cluster.failures, worker, &config::WorkerFailure::worker);
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
   clock.silent = true;
-  if (clock.update_in_flight >= 0) {
-    state_.discard(clock.update_in_flight);
-    clock.update_in_flight = -1;
-    --updates_in_flight_;
-  }
   const bool crash = failure->kind == "crash";
   clock.hung = !crash;
   state_.record(
       {crash ? "worker_failed" : "worker_hung", {{"worker", worker}, {"kind", failure->kind}}},
       now_);
-  if (crash) {
-    inspector_.settle(worker);
-    state_.protocol().on_worker_failed(worker, *this);
+  // The members whose updates a dead leader took with it.
+  std::vector<int> stranded;
+  if (clock.update_in_flight >= 0) {
+    stranded = state_.pool().at(clock.update_in_flight).info.members;
+    state_.discard(clock.update_in_flight);
+    clock.update_in_flight = -1;
+    // Its own update counts as in flight until its steps are done, a member's until it reaches
+    // its leader, a merged one until it reaches the server.
+    if (!clock.own_update_ready) --updates_in_flight_;
   }
+  if (!crash) return;
+  for (int id : clock.gathered) {
+    stranded.push_back(state_.pool().at(id).info.worker);
+    state_.discard(id);
+  }
+  clock.gathered.clear();
+  clock.awaited_members.clear();
+  inspector_.settle(worker);
+  for (int leader = 0; leader < static_cast<int>(clocks_.size()); ++leader) {
+    WorkerClock& other = clocks_[static_cast<size_t>(leader)];
+    if (std::erase(other.awaited_members, worker) > 0 && !other.silent) {
+      push_merged_when_complete(leader);
+    }
+  }
+  state_.protocol().on_worker_failed(worker, *this);
+  for (int member : stranded) {
+    if (crashed(member)) continue;
+    clocks_[static_cast<size_t>(member)].leader = protocol::kServer;
+    inspector_.settle(member);
+    state_.protocol().on_pull_request(member, *this);
+  }
+  send_replies();
 }
 
 int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
+  send_replies();  // made on the model before this apply
   const int64_t version = state_.apply(order);
   const double apply_rate = gbps_to_bytes_per_second(config_.cluster.apply_gbps);
   const double work_bytes = model_bytes_ * static_cast<double>(order.update_ids.size());

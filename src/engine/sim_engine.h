@@ -5,6 +5,8 @@
 // ends, so gradient protocols need no copy of the model per step. Same config and seed ⇒ the
 // same run log, bit for bit. `cluster.failures` silence workers at their virtual time: the
 // update a failing worker has in flight is lost, and its pulls are never answered again.
+// Leaders (protocol.h) gather their members' updates over the workers' links and relay the
+// model to them (ReplyBatch).
 #pragma once
 
 #include <memory>
@@ -15,6 +17,7 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "engine/engine.h"
+#include "engine/reply_batch.h"
 #include "engine/server_state.h"
 #include "engine/sim_network.h"
 #include "engine/stall_inspector.h"
@@ -43,16 +46,17 @@ class SimEngine : public protocol::Actions {
  private:
   enum class EventKind {
     Evaluation,
-    PushReady,      // a worker's steps are done: its update enters its uplink
-    UpdateArrives,  // the last byte of an update has reached the server shards
-    WorkerFails,    // the worker's entry of `cluster.failures` comes due
+    PushReady,            // a worker's steps are done: its update enters its uplink
+    UpdateArrives,        // the last byte of an update has reached the server shards
+    MemberUpdateArrives,  // a member's update has reached its leader
+    WorkerFails,          // the worker's entry of `cluster.failures` comes due
   };
   struct Event {
     double time;
     uint64_t sequence;  // ties broken by insertion order: deterministic
     EventKind kind;
-    int worker;     // -1 for an evaluation
-    int update_id;  // PushReady and UpdateArrives only
+    int worker;     // -1 for an evaluation; the sender of an update
+    int update_id;  // updates only
     bool operator>(const Event& other) const {
       return time != other.time ? time > other.time : sequence > other.sequence;
     }
@@ -61,10 +65,17 @@ class SimEngine : public protocol::Actions {
     int64_t steps = 0;  // steps computed so far: indexes the cluster's step noise
     int64_t pushes = 0;
     double last_pull_seconds = 0;  // transfer time of the last pull reply
-    // Computed or travelling, not yet handed to the protocol: the engine owns its buffer.
+    double model_arrived = 0;      // when the last pull reply's model arrived
+    // Computed or travelling, not yet handed to the protocol or a leader: the engine owns it.
     int update_in_flight = -1;
     bool silent = false;  // crashed or hung: it sends nothing more and is sent nothing
     bool hung = false;    // silent without anyone knowing: replies to it are still awaited
+    int leader = protocol::kServer;  // where its current plan sends its update
+    // A leader's round: the members it still waits for, the updates it holds (its own, once
+    // computed, is `update_in_flight`) and whether its own steps are done.
+    std::vector<int> awaited_members;
+    std::vector<int> gathered;
+    bool own_update_ready = false;
   };
 
   // Only updates keep the run going: an evaluation or a failure still to come does not.
@@ -76,9 +87,20 @@ class SimEngine : public protocol::Actions {
   // StallError at the timeout, as the real engines do.
   void inspect_stalls_until(double time);
   void fail(int worker);
+  bool crashed(int worker) const;
+  // Sends the replies the protocol made since the last call (ReplyBatch): each worker's steps
+  // are computed now, on the model its reply carries.
+  void send_replies();
+  void send_reply(const ReplyBatch::Route& route);
   // Links are FIFO queues served in virtual-time order, so a message enters the network only
   // when its event comes up, never when it is foreseen.
   void send_update(int update_id);
+  void push_to_servers(int update_id);
+  void gather(int leader, int update_id);
+  // Pushes a leader's merged update once its own steps are done and no member is awaited.
+  void push_merged_when_complete(int leader);
+  // A member whose leader crashed drops its update and asks the server for the model.
+  void orphan(int member, int update_id);
   void deliver(int update_id);
   // When every shard has finished the work queued on it, starting no earlier than now.
   double servers_free_at() const;
@@ -90,6 +112,7 @@ class SimEngine : public protocol::Actions {
   cluster::ClusterModel cluster_;
   StallInspector inspector_;
   std::unique_ptr<SimNetwork> network_;
+  ReplyBatch replies_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   std::vector<WorkerClock> clocks_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;

@@ -12,6 +12,19 @@
 //      by which rule (spec/baselines.md, "Apply rules").
 // The controller role (observe run statistics, switch phase, regroup, change thresholds) uses
 // the same events: each update carries the worker's measured compute and communication times.
+//
+// Leaders (Petrel's communities): a plan with `send_to = L` sends the worker's update to worker
+// L over the workers' own links instead of to the server, and L's plan names the worker in
+// `gather_from`. After its own steps L waits for an update from each worker it gathers from and
+// pushes one update: the sample-weighted mean of its own and theirs, summed in worker-id order
+// (worker::merge_updates), with `UpdateInfo::members` naming them. That push stands for every
+// contributor's: the engine calls `on_update` once, then `on_pull_request` for the leader and
+// for each member in id order. Replies made to a leader and to workers whose updates it merged,
+// while the engine handles one message and with no apply between them, travel as one: the
+// server sends the model to the leader, which hands it on (worker-to-worker bytes). Any other
+// reply comes from the server. A member that dies is dropped from its leader's wait; a leader
+// that dies takes the updates it holds or awaits with it, and each member that owed it one
+// pulls from the server once its own steps are done.
 #pragma once
 
 #include <cstdint>
@@ -36,8 +49,9 @@ struct WorkerPlan {
   UpdateKind kind = UpdateKind::Gradient;
   int max_local_steps = 1;  // push after at most this many steps (local SGD's H, SaPus' τ_max)
   double change_threshold = 0;  // push early once ‖w − w_pull‖² / ‖w_pull‖² > this; 0 = never
-  double keep_ratio = 1.0;  // fraction of a delta's entries sent (top-k); 1 = dense
-  int send_to = kServer;    // where the update goes: the server, or a leader worker's id
+  double keep_ratio = 1.0;       // fraction of a delta's entries sent (top-k); 1 = dense
+  int send_to = kServer;         // where the update goes: the server, or a leader worker's id
+  std::vector<int> gather_from;  // a leader's members, whose updates it merges with its own
   bool operator==(const WorkerPlan&) const = default;
 };
 
@@ -54,6 +68,7 @@ struct UpdateInfo {
   double compute_seconds = 0;  // measured time of those steps (virtual on sim)
   double comm_seconds = 0;     // measured time of the worker's last push + pull round trip
   double now = 0;              // engine time at arrival (virtual on sim)
+  std::vector<int> members;    // a leader's update: the members merged into it, ascending
 };
 
 // One application of updates to the global model: one new version.

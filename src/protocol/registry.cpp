@@ -18,10 +18,24 @@ const ParamSpec* ProtocolInfo::find_param(const std::string& param) const {
   return nullptr;
 }
 
-const std::vector<ProtocolInfo>& all_protocols() {
-  static const std::vector<ProtocolInfo> protocols = {bsp_protocol(), asp_protocol(),
-                                                      ssp_protocol(), local_sgd_protocol()};
+namespace {
+
+std::vector<ProtocolInfo>& registered_protocols() {
+  static std::vector<ProtocolInfo> protocols = {bsp_protocol(), asp_protocol(), ssp_protocol(),
+                                                local_sgd_protocol()};
   return protocols;
+}
+
+}  // namespace
+
+const std::vector<ProtocolInfo>& all_protocols() { return registered_protocols(); }
+
+void register_protocol(ProtocolInfo info) {
+  if (find_protocol(info.name) != nullptr) {
+    throw std::invalid_argument("register_protocol: a protocol named '" + info.name +
+                                "' exists already");
+  }
+  registered_protocols().push_back(std::move(info));
 }
 
 const ProtocolInfo* find_protocol(const std::string& name) {

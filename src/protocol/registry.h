@@ -35,6 +35,9 @@ struct ProtocolInfo {
 };
 
 const std::vector<ProtocolInfo>& all_protocols();
+// Adds a protocol a program defines itself (a user's own, a test's) beside the built-in ones,
+// before any run starts. Throws std::invalid_argument when the name is taken.
+void register_protocol(ProtocolInfo info);
 // nullptr when there is no such protocol.
 const ProtocolInfo* find_protocol(const std::string& name);
 // The names of all protocols, comma separated, for error messages.

@@ -1,0 +1,39 @@
+#include "engine/reply_batch.h"
+
+#include <algorithm>
+
+namespace hetps::engine {
+
+ReplyBatch::ReplyBatch(int workers) : merged_by_(static_cast<size_t>(workers), protocol::kServer) {}
+
+void ReplyBatch::merged(int leader, const std::vector<int>& members) {
+  for (int member : members) merged_by_[static_cast<size_t>(member)] = leader;
+}
+
+void ReplyBatch::add(int worker, protocol::WorkerPlan plan) {
+  pending_.push_back(Route{worker, std::move(plan), protocol::kServer});
+}
+
+std::vector<ReplyBatch::Route> ReplyBatch::take() {
+  const auto answered = [&](int worker) {
+    return std::ranges::any_of(pending_,
+                               [&](const Route& route) { return route.worker == worker; });
+  };
+  for (Route& route : pending_) {
+    const int leader = merged_by_[static_cast<size_t>(route.worker)];
+    if (leader != protocol::kServer && answered(leader)) route.via = leader;
+  }
+  std::vector<Route> direct;
+  std::vector<Route> relayed;
+  for (Route& route : pending_) {
+    // A later reply comes from the server unless the worker's update is merged again.
+    merged_by_[static_cast<size_t>(route.worker)] = protocol::kServer;
+    (route.via == protocol::kServer ? direct : relayed).push_back(std::move(route));
+  }
+  pending_.clear();
+  direct.insert(direct.end(), std::make_move_iterator(relayed.begin()),
+                std::make_move_iterator(relayed.end()));
+  return direct;
+}
+
+}  // namespace hetps::engine

@@ -1,0 +1,57 @@
+#include "worker/merge_updates.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace hetps::worker {
+namespace {
+
+protocol::UpdateInfo merged_info(const std::vector<Contribution>& contributions,
+                                 const protocol::UpdateInfo& leader, int64_t total_samples) {
+  protocol::UpdateInfo merged = leader;
+  merged.steps = 0;
+  merged.samples = total_samples;
+  merged.train_loss = 0;
+  merged.members.clear();
+  for (const auto& [info, update] : contributions) {
+    merged.steps += info.steps;
+    merged.train_loss +=
+        info.train_loss * static_cast<double>(info.samples) / static_cast<double>(total_samples);
+    merged.compute_seconds = std::max(merged.compute_seconds, info.compute_seconds);
+    if (info.worker != leader.worker) merged.members.push_back(info.worker);
+  }
+  return merged;
+}
+
+}  // namespace
+
+protocol::UpdateInfo merge_updates(std::vector<Contribution> contributions, std::span<float> out) {
+  int64_t total = 0;
+  for (const auto& contribution : contributions) total += contribution.info.samples;
+  if (contributions.empty() || total <= 0) {
+    throw std::invalid_argument("merge_updates: nothing to merge");
+  }
+  const protocol::UpdateInfo leader = contributions.front().info;
+  std::ranges::sort(contributions, {}, [](const Contribution& c) { return c.info.worker; });
+  std::vector<float> weights;
+  for (const auto& contribution : contributions) {
+    weights.push_back(static_cast<float>(static_cast<double>(contribution.info.samples) /
+                                         static_cast<double>(total)));
+  }
+  // A block of sums at a time, so that `out` may alias a contribution: each block is read whole
+  // before it is written.
+  constexpr size_t kBlock = 2048;
+  float sums[kBlock];
+  for (size_t start = 0; start < out.size(); start += kBlock) {
+    const size_t count = std::min(kBlock, out.size() - start);
+    std::fill_n(sums, count, 0.0f);
+    for (size_t k = 0; k < contributions.size(); ++k) {
+      const float* u = contributions[k].update + start;
+      for (size_t j = 0; j < count; ++j) sums[j] += weights[k] * u[j];
+    }
+    std::copy_n(sums, count, out.begin() + static_cast<std::ptrdiff_t>(start));
+  }
+  return merged_info(contributions, leader, total);
+}
+
+}  // namespace hetps::worker
