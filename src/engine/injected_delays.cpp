@@ -61,4 +61,10 @@ double InjectedDelays::push_arrival(int worker, double sent) {
   return network_.send_to_servers(worker, model_bytes_, shard_fractions_, sent);
 }
 
+double InjectedDelays::worker_arrival(int from, int to, double sent) {
+  if (ideal_links_) return sent;
+  std::lock_guard lock(network_mutex_);
+  return network_.send(from, to, model_bytes_, sent);
+}
+
 }  // namespace hetps::engine

@@ -35,6 +35,8 @@ class InjectedDelays {
   // behind one sent a little later (scheduling jitter); ideal links delay nothing, ever.
   double pull_arrival(int worker, double sent);
   double push_arrival(int worker, double sent);
+  // Between workers: a member's update to its leader, a model a leader hands on.
+  double worker_arrival(int from, int to, double sent);
 
  private:
   cluster::ClusterModel cluster_;

@@ -15,12 +15,17 @@ class Mailbox {
  public:
   using Clock = std::chrono::steady_clock;
 
-  void push(Message message) {
+  void push(Message message) { push_unless_closed(std::move(message)); }
+
+  // Returns false, and drops the message, when the mailbox is closed (its reader is gone).
+  bool push_unless_closed(Message message) {
     {
       std::lock_guard lock(mutex_);
+      if (closed_) return false;
       queue_.push_back(std::move(message));
     }
     ready_.notify_one();
+    return true;
   }
 
   // The next message, or nothing once `deadline` has passed or the mailbox is closed.
@@ -33,13 +38,17 @@ class Mailbox {
     return message;
   }
 
-  // Wakes every waiter for good: the run is over.
-  void close() {
+  // Wakes every waiter for good (the run is over, or the reader is gone) and returns the
+  // messages nobody will read.
+  std::deque<Message> close() {
+    std::deque<Message> unread;
     {
       std::lock_guard lock(mutex_);
       closed_ = true;
+      unread.swap(queue_);
     }
     ready_.notify_all();
+    return unread;
   }
 
  private:

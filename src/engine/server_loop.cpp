@@ -17,13 +17,17 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       clock_(std::move(clock)),
       describe_worker_(std::move(describe_worker)),
       inspector_(config.run.stall_warning_s, config.run.stall_timeout_s, describe_worker_),
+      replies_(config.cluster.workers),
       owed_(static_cast<size_t>(config.cluster.workers), -1),
-      gone_(static_cast<size_t>(config.cluster.workers), false) {}
+      gone_(static_cast<size_t>(config.cluster.workers), false),
+      leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
+      gathering_(static_cast<size_t>(config.cluster.workers)) {}
 
 void ServerLoop::start() {
   state_.protocol().start(protocol::RunShape{config_.cluster.workers, config_.train.max_samples,
                                              config_.data.batch_size},
                           *this);
+  send_replies();
   engine_.evaluate(state_, 0.0);
 }
 
@@ -46,48 +50,99 @@ std::string ServerLoop::serve() {
   }
 }
 
-void ServerLoop::on_first_pull(int worker) { state_.protocol().on_pull_request(worker, *this); }
+void ServerLoop::on_first_pull(int worker) {
+  state_.protocol().on_pull_request(worker, *this);
+  send_replies();
+}
+
+void ServerLoop::release_owed(int worker) {
+  int& owed = owed_[static_cast<size_t>(worker)];
+  if (owed >= 0) state_.discard(owed);
+  owed = -1;
+  inspector_.settle(worker);
+}
 
 void ServerLoop::on_update(protocol::UpdateInfo info) {
   info.now = now();
-  owed_[static_cast<size_t>(info.worker)] = -1;
+  const auto leader = static_cast<size_t>(info.worker);
+  owed_[leader] = -1;
   inspector_.settle(info.worker);
+  // The members' buffers were read by the leader, the dead ones' included if they sent.
+  for (int member : gathering_[leader]) release_owed(member);
   state_.pool().at(info.id).info = info;
   state_.stats().add_bytes_to_server(state_.model_bytes());
+  state_.stats().add_bytes_worker_to_worker(state_.model_bytes() *
+                                            static_cast<int64_t>(info.members.size()));
+  replies_.merged(info.worker, info.members);
   state_.protocol().on_update(info, *this);
   state_.protocol().on_pull_request(info.worker, *this);
+  for (int member : info.members) {
+    if (!gone_[static_cast<size_t>(member)]) state_.protocol().on_pull_request(member, *this);
+  }
+  send_replies();
 }
 
-void ServerLoop::on_worker_gone(int worker, const std::string& error) {
+void ServerLoop::on_worker_gone(int worker, const std::string& error,
+                                const std::vector<int>& stranded_members) {
   if (!error.empty()) {
     throw std::runtime_error(fmt::format("{} failed: {}", describe_worker_(worker), error));
   }
   const auto w = static_cast<size_t>(worker);
   gone_[w] = true;
-  inspector_.settle(worker);
-  if (owed_[w] >= 0) state_.discard(owed_[w]);
-  owed_[w] = -1;
+  const int leader = leader_of_[w];
+  if (leader != protocol::kServer && !gone_[static_cast<size_t>(leader)]) {
+    // Its update may be with its leader: the buffer is freed with the leader's merge.
+    inspector_.settle(worker);
+    engine_.tell_member_gone(leader, worker);
+  } else {
+    release_owed(worker);
+  }
+  std::vector<int> orphaned = stranded_members;
+  if (!gathering_[w].empty()) {
+    for (int member : engine_.close_leader(worker)) orphaned.push_back(member);
+    for (int member : gathering_[w]) {
+      if (gone_[static_cast<size_t>(member)]) release_owed(member);
+    }
+  }
   state_.record({"worker_failed", {{"worker", worker}, {"kind", "crash"}}}, now());
   state_.protocol().on_worker_failed(worker, *this);
+  send_replies();
+  for (int member : orphaned) on_orphaned_update(member);
+}
+
+void ServerLoop::on_orphaned_update(int member) {
+  release_owed(member);
+  leader_of_[static_cast<size_t>(member)] = protocol::kServer;
+  if (gone_[static_cast<size_t>(member)]) return;
+  state_.protocol().on_pull_request(member, *this);
+  send_replies();
 }
 
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   state_.check_plan(worker, plan);
-  if (plan.send_to != protocol::kServer || !plan.gather_from.empty()) {
-    throw std::invalid_argument(fmt::format(
-        "protocol.name = \"{}\": engine = \"{}\" does not carry updates to leaders yet",
-        config_.protocol.name, config_.engine));
+  if (gone_[static_cast<size_t>(worker)]) return;
+  replies_.add(worker, plan);
+}
+
+void ServerLoop::send_replies() {
+  for (ReplyBatch::Route& route : replies_.take()) {
+    const auto w = static_cast<size_t>(route.worker);
+    const int id = state_.pool().acquire();
+    const int64_t version = state_.server().version();
+    if (route.via == protocol::kServer) {
+      state_.stats().add_bytes_from_server(state_.model_bytes());
+    } else {
+      state_.stats().add_bytes_worker_to_worker(state_.model_bytes());
+    }
+    owed_[w] = id;
+    leader_of_[w] = route.plan.send_to;
+    gathering_[w] = route.plan.gather_from;
+    const double sent = now();
+    inspector_.expect(route.worker, sent);
+    engine_.send(Reply{route.worker, std::move(route.plan),
+                       snapshots_.at(state_.server().model(), version), version, id,
+                       state_.pool().buffer(id), state_.current_lr(), sent, route.via});
   }
-  const auto w = static_cast<size_t>(worker);
-  if (gone_[w]) return;
-  const int id = state_.pool().acquire();
-  const double sent = now();
-  const int64_t version = state_.server().version();
-  state_.stats().add_bytes_from_server(state_.model_bytes());
-  owed_[w] = id;
-  inspector_.expect(worker, sent);
-  engine_.send(Reply{worker, plan, snapshots_.at(state_.server().model(), version), version, id,
-                     state_.pool().buffer(id), state_.current_lr(), sent});
 }
 
 bool ServerLoop::every_worker_gone() const {

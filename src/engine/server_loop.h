@@ -19,6 +19,7 @@
 #include "data/dataset.h"
 #include "engine/engine.h"
 #include "engine/model_snapshots.h"
+#include "engine/reply_batch.h"
 #include "engine/server_state.h"
 #include "engine/stall_inspector.h"
 #include "protocol/protocol.h"
@@ -37,6 +38,7 @@ class ServerLoop : public protocol::Actions {
     std::span<float> update;  // the pool buffer the worker's update for `update_id` goes into
     double lr = 0;
     double sent = 0;
+    int via = protocol::kServer;  // the leader that hands the model on (ReplyBatch)
   };
 
   // What the engine does for the loop.
@@ -50,6 +52,11 @@ class ServerLoop : public protocol::Actions {
     // Evaluates the global model (ServerState::evaluate) as the engine shares the machine
     // with its workers: e.g. with the workers paused and its clock standing still.
     virtual void evaluate(ServerState& state, double time) = 0;
+    // Tells `leader` that `member`, whose update it may be waiting for, is dead.
+    virtual void tell_member_gone(int leader, int member) = 0;
+    // `leader` is dead: returns the members whose updates were sent to it and will never be
+    // read; later ones must come back to the server (`on_orphaned_update`).
+    virtual std::vector<int> close_leader(int leader) = 0;
   };
 
   // `clock` gives the engine's time in seconds since the run began; `describe_worker` names a
@@ -69,15 +76,24 @@ class ServerLoop : public protocol::Actions {
 
   // What workers say, as the engine delivers it.
   void on_first_pull(int worker);
-  // The payload is in the pool buffer of `info.id`; `info.now` is set here.
+  // The payload is in the pool buffer of `info.id`; `info.now` is set here. A leader's merged
+  // update also frees its members' buffers.
   void on_update(protocol::UpdateInfo info);
-  // `error` is empty for an injected crash.
-  void on_worker_gone(int worker, const std::string& error);
+  // `error` is empty for an injected crash; `stranded_members` are those whose updates a dead
+  // leader held.
+  void on_worker_gone(int worker, const std::string& error,
+                      const std::vector<int>& stranded_members);
+  // A member's update could not reach its leader, which is dead: the server drops it and
+  // answers the member's pull itself.
+  void on_orphaned_update(int member);
   // The id of the update `worker` owes the server, or -1.
   int owed_update(int worker) const { return owed_[static_cast<size_t>(worker)]; }
 
   // protocol::Actions
-  int64_t apply(const protocol::ApplyOrder& order) override { return state_.apply(order); }
+  int64_t apply(const protocol::ApplyOrder& order) override {
+    send_replies();  // made on the model before this apply
+    return state_.apply(order);
+  }
   void reply_pull(int worker, const protocol::WorkerPlan& plan) override;
   void discard(int update_id) override { state_.discard(update_id); }
   void set_optimizer(const protocol::OptimizerOverride& settings) override {
@@ -88,6 +104,9 @@ class ServerLoop : public protocol::Actions {
 
  private:
   bool every_worker_gone() const;
+  // Sends the replies made since the last call: before an apply and after each message.
+  void send_replies();
+  void release_owed(int worker);
 
   const config::Config& config_;
   ServerState state_;
@@ -96,8 +115,12 @@ class ServerLoop : public protocol::Actions {
   std::function<std::string(int worker)> describe_worker_;
   StallInspector inspector_;
   ModelSnapshots snapshots_;
+  ReplyBatch replies_;
   std::vector<int> owed_;
   std::vector<bool> gone_;
+  // Per worker, from its current plan: the leader its update goes to, the members it gathers.
+  std::vector<int> leader_of_;
+  std::vector<std::vector<int>> gathering_;
 };
 
 }  // namespace hetps::engine

@@ -37,15 +37,30 @@ class ThreadsEngine::Link : public WorkerLink {
                        .arrives = pulled->arrives,
                        .transfer_seconds = pulled->arrives - reply.sent};
   }
+  std::optional<MemberMessage> receive_from_member(double deadline) override {
+    return engine_.member_mailboxes_[static_cast<size_t>(worker_)]->pop_until(
+        engine_.clock_at(deadline));
+  }
   bool run_over() override { return engine_.gate_.stopped(); }
   bool sleep_until(double seconds) override { return engine_.sleep_until(seconds); }
   double push_arrival(double sent) override { return engine_.delays_.push_arrival(worker_, sent); }
+  double member_push_arrival(int leader, double sent) override {
+    return engine_.delays_.worker_arrival(worker_, leader, sent);
+  }
   // The update is already in the server's pool buffer.
   void push(const protocol::UpdateInfo& info, std::span<const float>) override {
     engine_.inbox_.push(UpdateReady{info});
   }
-  void report_gone(const std::string& error) override {
-    engine_.inbox_.push(WorkerGone{worker_, error});
+  void send_to_leader(int leader, const protocol::UpdateInfo& info,
+                      std::span<const float> update) override {
+    MemberMessage message{
+        .member = worker_, .gone = false, .info = info, .update = update, .arrives = now()};
+    if (!engine_.member_mailboxes_[static_cast<size_t>(leader)]->push_unless_closed(message)) {
+      engine_.inbox_.push(OrphanedUpdate{worker_});
+    }
+  }
+  void report_gone(const std::string& error, const std::vector<int>& stranded_members) override {
+    engine_.inbox_.push(WorkerGone{worker_, error, stranded_members});
   }
   void wait_for_end() override {
     while (engine_.gate_.sleep_until(engine_.clock_at(kFarFuture))) {
@@ -73,7 +88,9 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
     learners_.push_back(models.make_learner());
     workers_.push_back(make_worker(config, data.train, w, *learners_.back()));
     mailboxes_.push_back(std::make_unique<Mailbox<PullReply>>());
+    member_mailboxes_.push_back(std::make_unique<Mailbox<MemberMessage>>());
   }
+  model_arrives_.assign(static_cast<size_t>(workers), 0.0);
 }
 
 ThreadsEngine::~ThreadsEngine() { stop_workers(); }
@@ -142,7 +159,13 @@ metrics::Summary ThreadsEngine::run() {
 
 void ThreadsEngine::send(ServerLoop::Reply reply) {
   const auto w = static_cast<size_t>(reply.worker);
-  const double arrives = delays_.pull_arrival(reply.worker, reply.sent);
+  // A relayed reply leaves its leader when the leader's copy has arrived.
+  const double arrives =
+      reply.via == protocol::kServer
+          ? delays_.pull_arrival(reply.worker, reply.sent)
+          : delays_.worker_arrival(reply.via, reply.worker,
+                                   model_arrives_[static_cast<size_t>(reply.via)]);
+  model_arrives_[w] = arrives;
   mailboxes_[w]->push(PullReply{std::move(reply), arrives});
 }
 
@@ -152,10 +175,27 @@ void ThreadsEngine::serve_one(double deadline, ServerLoop& server) {
   if (const auto* pull = std::get_if<FirstPull>(&*message)) {
     server.on_first_pull(pull->worker);
   } else if (const auto* gone = std::get_if<WorkerGone>(&*message)) {
-    server.on_worker_gone(gone->worker, gone->error);
+    server.on_worker_gone(gone->worker, gone->error, gone->stranded_members);
+  } else if (const auto* orphaned = std::get_if<OrphanedUpdate>(&*message)) {
+    server.on_orphaned_update(orphaned->member);
   } else {
     server.on_update(std::get<UpdateReady>(*message).info);
   }
+}
+
+void ThreadsEngine::tell_member_gone(int leader, int member) {
+  MemberMessage gone;
+  gone.member = member;
+  gone.gone = true;
+  member_mailboxes_[static_cast<size_t>(leader)]->push_unless_closed(gone);
+}
+
+std::vector<int> ThreadsEngine::close_leader(int leader) {
+  std::vector<int> unread_members;
+  for (const MemberMessage& message : member_mailboxes_[static_cast<size_t>(leader)]->close()) {
+    if (!message.gone) unread_members.push_back(message.member);
+  }
+  return unread_members;
 }
 
 void ThreadsEngine::worker_main(int worker) {
@@ -175,6 +215,7 @@ bool ThreadsEngine::sleep_until(double seconds) {
 void ThreadsEngine::stop_workers() {
   gate_.stop();
   for (auto& mailbox : mailboxes_) mailbox->close();
+  for (auto& mailbox : member_mailboxes_) mailbox->close();
   for (std::thread& thread : threads_) {
     if (thread.joinable()) thread.join();
   }

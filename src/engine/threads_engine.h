@@ -24,6 +24,7 @@
 #include "engine/mailbox.h"
 #include "engine/run_gate.h"
 #include "engine/server_loop.h"
+#include "engine/worker_loop.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
 
@@ -43,6 +44,8 @@ class ThreadsEngine : public ServerLoop::Engine {
   void serve_one(double deadline, ServerLoop& server) override;
   // Evaluates with the workers held at their next step and the clock standing still.
   void evaluate(ServerState& state, double time) override;
+  void tell_member_gone(int leader, int member) override;
+  std::vector<int> close_leader(int leader) override;
 
  private:
   using Clock = std::chrono::steady_clock;
@@ -63,8 +66,12 @@ class ThreadsEngine : public ServerLoop::Engine {
   struct WorkerGone {
     int worker = 0;
     std::string error;  // empty for an injected crash
+    std::vector<int> stranded_members;
   };
-  using ServerMessage = std::variant<FirstPull, UpdateReady, WorkerGone>;
+  struct OrphanedUpdate {
+    int member = 0;
+  };
+  using ServerMessage = std::variant<FirstPull, UpdateReady, WorkerGone, OrphanedUpdate>;
 
   // Engine time: seconds since the start, less the pauses. `clock_at` maps one back to the
   // clock as the pauses so far stand (a wait across a later pause must re-check).
@@ -86,6 +93,9 @@ class ThreadsEngine : public ServerLoop::Engine {
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   Mailbox<ServerMessage> inbox_;
   std::vector<std::unique_ptr<Mailbox<PullReply>>> mailboxes_;
+  // Member → leader: a leader reads these only while it gathers.
+  std::vector<std::unique_ptr<Mailbox<MemberMessage>>> member_mailboxes_;
+  std::vector<double> model_arrives_;  // per worker: when its last reply arrives (server thread)
   RunGate gate_;
   std::atomic<Clock::rep> paused_{0};  // total pause, in clock ticks
   // While an evaluation runs the engine's time stands at `frozen_at_` for every thread.

@@ -4,15 +4,21 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "worker/merge_updates.h"
 
 namespace hetps::engine {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
 
-// Trains until the run is over (returns true) or the worker's failure time (false).
-bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-          double fails_at) {
+// Trains until the run is over (returns true) or the worker's failure time (false). A leader
+// that stops there leaves in `held` the members whose updates it took with it.
+bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link, double fails_at,
+          std::vector<int>& held) {
   const int worker = trainer.id();
   int64_t pushes = 0;
   // Each wait ends at the failure time at the latest: a failing worker stops where it is.
@@ -22,13 +28,47 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     if (link.now() >= fails_at) return false;
     return std::nullopt;
   };
+  // After a wait for a message came back empty.
+  const auto nothing_came = [&]() -> std::optional<bool> {
+    if (link.run_over()) return true;
+    if (link.now() < fails_at) return std::nullopt;  // the clock stood still (an evaluation)
+    return false;
+  };
+  // A leader's round: every member's update (or death), merged into the leader's own.
+  const auto gather = [&](const protocol::WorkerPlan& plan, protocol::UpdateInfo& info,
+                          std::span<float> update) -> std::optional<bool> {
+    std::vector<int> awaited = plan.gather_from;
+    std::vector<worker::Contribution> contributions = {{info, update.data()}};
+    while (!awaited.empty()) {
+      std::optional<MemberMessage> message = link.receive_from_member(fails_at);
+      if (!message) {
+        if (const auto ended = nothing_came()) return ended;
+        continue;
+      }
+      const auto it = std::ranges::find(awaited, message->member);
+      if (it == awaited.end()) {
+        if (message->gone) continue;  // it died after sending: its update is already here
+        throw std::logic_error(
+            fmt::format("worker {} got an update from worker {}, which it "
+                        "does not gather from",
+                        worker, message->member));
+      }
+      awaited.erase(it);
+      if (message->gone) continue;
+      held.push_back(message->member);
+      if (const auto ended = wait_until(message->arrives)) return ended;
+      contributions.push_back({message->info, message->update.data()});
+    }
+    info = worker::merge_updates(contributions, update);
+    return std::nullopt;
+  };
+
   link.ask_first_pull();
   for (;;) {
     std::optional<PulledModel> reply = link.receive(fails_at);
     if (!reply) {
-      if (link.run_over()) return true;
-      if (link.now() < fails_at) continue;  // the clock stood still (an evaluation pause)
-      return false;
+      if (const auto ended = nothing_came()) return *ended;
+      continue;
     }
     if (const auto ended = wait_until(reply->arrives)) return *ended;
 
@@ -38,10 +78,6 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     reply->snapshot.reset();  // the snapshot's buffer may be reused once every reader is done
     const double computed = std::max(link.now(), delays.compute_end(worker, started, result.steps));
     if (const auto ended = wait_until(computed)) return *ended;
-
-    const double pushed = link.now();
-    const double arrives = link.push_arrival(pushed);
-    if (const auto ended = wait_until(arrives)) return *ended;
 
     protocol::UpdateInfo info;
     info.id = reply->update_id;
@@ -53,8 +89,22 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     info.samples = result.samples;
     info.train_loss = result.mean_loss;
     info.compute_seconds = computed - started;
+    const int leader = reply->plan.send_to;
+    if (leader == protocol::kServer && !reply->plan.gather_from.empty()) {
+      if (const auto ended = gather(reply->plan, info, reply->update)) return *ended;
+    }
+
+    const double pushed = link.now();
+    const double arrives = leader == protocol::kServer ? link.push_arrival(pushed)
+                                                       : link.member_push_arrival(leader, pushed);
+    if (const auto ended = wait_until(arrives)) return *ended;
     info.comm_seconds = (arrives - pushed) + reply->transfer_seconds;
-    link.push(info, reply->update);
+    if (leader == protocol::kServer) {
+      link.push(info, reply->update);
+    } else {
+      link.send_to_leader(leader, info, reply->update);
+    }
+    held.clear();
   }
 }
 
@@ -69,16 +119,17 @@ const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, in
 
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
                 const config::WorkerFailure* failure) {
+  std::vector<int> held;
   try {
-    if (work(trainer, delays, link, failure ? failure->time : kNever)) return;
+    if (work(trainer, delays, link, failure ? failure->time : kNever, held)) return;
     if (failure->kind == "crash") {
-      link.report_gone("");
+      link.report_gone("", held);
       return;
     }
     // A hang: silent until the run ends, as a stuck process would be.
     link.wait_for_end();
   } catch (const std::exception& error) {
-    link.report_gone(error.what());
+    link.report_gone(error.what(), held);
   }
 }
 

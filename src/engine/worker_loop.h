@@ -1,13 +1,16 @@
 // One worker of a real engine (threads, mpi), whatever carries its messages: ask for the model,
 // run the plan, pad the steps to the worker's injected speed, push the update, again, until the
-// run ends. `cluster.failures` act here: at its failure time a worker stops where it is; a
-// crash tells the server it is gone, a hang goes silent until the run ends. An error while
-// training is reported to the server, which stops the run with it.
+// run ends. A member sends its update to its leader instead; a leader first gathers its
+// members' updates and pushes their merge (protocol.h, "Leaders"). `cluster.failures` act here: at
+// its failure time a worker stops where it is; a crash tells the server it is gone, a hang goes
+// silent until the run ends. An error while training is reported to the server, which stops the run
+// with it.
 #pragma once
 
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "config/config.h"
 #include "engine/injected_delays.h"
@@ -30,6 +33,15 @@ struct PulledModel {
   double transfer_seconds = 0;  // the communication time to report with the next push
 };
 
+// What a leader hears from a member: its update (to be read where it lies), or its death.
+struct MemberMessage {
+  int member = 0;
+  bool gone = false;
+  protocol::UpdateInfo info;
+  std::span<const float> update;
+  double arrives = 0;  // when the update may be used (a link delay the engine injects)
+};
+
 // The worker's end of the engine's transport. Times are seconds of the engine's clock.
 class WorkerLink {
  public:
@@ -44,8 +56,18 @@ class WorkerLink {
   // When an update pushed at `sent` reaches the server (an injected link delay, or `sent`).
   virtual double push_arrival(double sent) = 0;
   virtual void push(const protocol::UpdateInfo& info, std::span<const float> update) = 0;
-  // Tells the server this worker is gone: `error` is empty for an injected crash.
-  virtual void report_gone(const std::string& error) = 0;
+  // When an update a member sends at `sent` reaches `leader`.
+  virtual double member_push_arrival(int leader, double sent) = 0;
+  // Sends this member's update to `leader`; when the leader is gone, the server drops it and
+  // answers this worker's pull itself.
+  virtual void send_to_leader(int leader, const protocol::UpdateInfo& info,
+                              std::span<const float> update) = 0;
+  // A leader's wait for its members: the next message, or nothing once `deadline` passed or
+  // the run is over.
+  virtual std::optional<MemberMessage> receive_from_member(double deadline) = 0;
+  // Tells the server this worker is gone: `error` is empty for an injected crash, and
+  // `stranded_members` are the members whose updates a leader held and takes with it.
+  virtual void report_gone(const std::string& error, const std::vector<int>& stranded_members) = 0;
   // Returns once the run is over.
   virtual void wait_for_end() = 0;
 };

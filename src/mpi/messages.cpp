@@ -53,4 +53,33 @@ std::string take_text(const MPI_Status& status, MPI_Comm comm) {
   return text;
 }
 
+protocol::WorkerPlan ReplyHeader::plan() const {
+  protocol::WorkerPlan plan;
+  plan.kind = kind;
+  plan.max_local_steps = max_local_steps;
+  plan.change_threshold = change_threshold;
+  plan.keep_ratio = keep_ratio;
+  return plan;
+}
+
+UpdateHeader UpdateHeader::of(const protocol::UpdateInfo& info) {
+  return {info.id,    info.worker,  info.kind,       info.base_version,    info.clock,
+          info.steps, info.samples, info.train_loss, info.compute_seconds, info.comm_seconds};
+}
+
+protocol::UpdateInfo UpdateHeader::info() const {
+  protocol::UpdateInfo info;
+  info.id = id;
+  info.worker = worker;
+  info.kind = kind;
+  info.base_version = base_version;
+  info.clock = clock;
+  info.steps = steps;
+  info.samples = samples;
+  info.train_loss = train_loss;
+  info.compute_seconds = compute_seconds;
+  info.comm_seconds = comm_seconds;
+  return info;
+}
+
 }  // namespace hetps::mpi

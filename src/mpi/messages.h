@@ -2,7 +2,7 @@
 // struct sent as bytes: every rank runs the same hetps binary on the same kind of machine. A
 // model or an update travels as its own message of floats, straight from and into the buffer
 // it lives in.
-//   worker → server: kFirstPull (empty); kUpdateHeader (protocol::UpdateInfo) followed by
+//   worker → server: kFirstPull (empty); kUpdateHeader (UpdateHeader) followed by
 //                    kUpdatePayload (the update); kWorkerGone (the error, empty for an
 //                    injected crash); kGoodbye (empty, the worker's last message).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model); kStop
@@ -31,11 +31,35 @@ enum Tag : int {
   kStop,
 };
 
+// A pull reply's header: the plan without leaders (protocol.h, "Leaders"), which the mpi
+// engine does not carry yet: ServerEndpoint refuses such a plan before anything is sent.
 struct ReplyHeader {
-  protocol::WorkerPlan plan;
+  protocol::UpdateKind kind = protocol::UpdateKind::Gradient;
+  int max_local_steps = 1;
+  double change_threshold = 0;
+  double keep_ratio = 1.0;
   int64_t version = 0;
   int update_id = 0;
   double lr = 0;
+
+  protocol::WorkerPlan plan() const;
+};
+
+// An update's header: protocol::UpdateInfo but a leader's `members`.
+struct UpdateHeader {
+  int id = 0;
+  int worker = 0;
+  protocol::UpdateKind kind = protocol::UpdateKind::Gradient;
+  int64_t base_version = 0;
+  int64_t clock = 0;
+  int steps = 1;
+  int64_t samples = 0;
+  double train_loss = 0;
+  double compute_seconds = 0;
+  double comm_seconds = 0;
+
+  static UpdateHeader of(const protocol::UpdateInfo& info);
+  protocol::UpdateInfo info() const;
 };
 
 // MPI counts elements in an int.

@@ -19,12 +19,30 @@ ServerEndpoint::~ServerEndpoint() {
 }
 
 void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
+  if (reply.plan.send_to != protocol::kServer || !reply.plan.gather_from.empty()) {
+    throw std::invalid_argument(
+        "engine = \"mpi\" does not carry updates to leader workers yet (the protocol's plan "
+        "asks for them): run this protocol on engine = \"sim\" or \"threads\"");
+  }
   ReplyInFlight& sent = in_flight_.emplace_back();
-  sent.header = {reply.plan, reply.version, reply.update_id, reply.lr};
+  const protocol::WorkerPlan& plan = reply.plan;
+  sent.header = {plan.kind,       plan.max_local_steps, plan.change_threshold,
+                 plan.keep_ratio, reply.version,        reply.update_id,
+                 reply.lr};
   sent.model = std::move(reply.model);
   const int rank = layout_.worker_rank(reply.worker);
   sent.requests = {post_header(sent.header, rank, kReplyHeader, comm_),
                    post_floats(*sent.model, rank, kReplyModel, comm_)};
+}
+
+// Leaders are refused in `send`, so no worker is ever a leader here.
+void ServerEndpoint::tell_member_gone(int leader, int member) {
+  throw std::logic_error(
+      fmt::format("mpi: worker {} cannot be told about member {}: no leaders", leader, member));
+}
+
+std::vector<int> ServerEndpoint::close_leader(int leader) {
+  throw std::logic_error(fmt::format("mpi: worker {} is no leader: no leaders", leader));
 }
 
 void ServerEndpoint::complete_sends() {
@@ -64,7 +82,8 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       server.on_first_pull(worker);
       return;
     case kUpdateHeader: {
-      const auto info = take_header<protocol::UpdateInfo>(rank, kUpdateHeader, comm_);
+      const protocol::UpdateInfo info =
+          take_header<UpdateHeader>(rank, kUpdateHeader, comm_).info();
       if (info.worker != worker || info.id != server.owed_update(worker)) {
         throw std::logic_error(fmt::format(
             "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
@@ -77,7 +96,7 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       return;
     }
     case kWorkerGone:
-      server.on_worker_gone(worker, take_text(message, comm_));
+      server.on_worker_gone(worker, take_text(message, comm_), {});
       return;
     default:
       throw std::logic_error(
@@ -113,7 +132,7 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
   const int rank = message.MPI_SOURCE;
   switch (message.MPI_TAG) {
     case kUpdateHeader: {
-      take_header<protocol::UpdateInfo>(rank, kUpdateHeader, comm_);
+      take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
       MPI_Request request = post_receive_floats(dropped_, rank, kUpdatePayload, comm_);
       wait_for(request);
       return false;

@@ -35,6 +35,8 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   void send(engine::ServerLoop::Reply reply) override;
   void serve_one(double deadline, engine::ServerLoop& server) override;
   void evaluate(engine::ServerState& state, double time) override;
+  void tell_member_gone(int leader, int member) override;
+  std::vector<int> close_leader(int leader) override;
 
   // Ends the run on every worker rank (once; later calls do nothing). Returns the workers that
   // did not say goodbye within `patience` seconds.

@@ -1,10 +1,20 @@
 #include "mpi/worker_endpoint.h"
 
 #include <array>
+#include <stdexcept>
 
 #include "mpi/patient_wait.h"
 
 namespace hetps::mpi {
+namespace {
+
+std::logic_error no_leaders() {
+  return std::logic_error(
+      "mpi: a worker was asked to act as a leader or member, which the "
+      "server refuses");
+}
+
+}  // namespace
 
 WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, int server_rank, size_t model_floats,
                                const RunClock& clock)
@@ -42,7 +52,7 @@ engine::PulledModel WorkerEndpoint::take_reply() {
   MPI_Request request = post_receive_floats(model_, server_, kReplyModel, comm_);
   wait_for(request);
   const double received = now();
-  return engine::PulledModel{.plan = header.plan,
+  return engine::PulledModel{.plan = header.plan(),
                              .model = model_,
                              .snapshot = {},  // the buffer is this rank's own
                              .version = header.version,
@@ -65,14 +75,24 @@ bool WorkerEndpoint::sleep_until(double seconds) {
 
 void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update) {
   const double begin = now();
-  pushed_ = info;
+  pushed_ = UpdateHeader::of(info);
   std::array<MPI_Request, 2> requests = {post_header(pushed_, server_, kUpdateHeader, comm_),
                                          post_floats(update, server_, kUpdatePayload, comm_)};
   wait_for_all(requests);
   push_seconds_ = now() - begin;
 }
 
-void WorkerEndpoint::report_gone(const std::string& error) {
+double WorkerEndpoint::member_push_arrival(int, double) { throw no_leaders(); }
+
+void WorkerEndpoint::send_to_leader(int, const protocol::UpdateInfo&, std::span<const float>) {
+  throw no_leaders();
+}
+
+std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double) {
+  throw no_leaders();
+}
+
+void WorkerEndpoint::report_gone(const std::string& error, const std::vector<int>&) {
   MPI_Request request = post_text(error, server_, kWorkerGone, comm_);
   wait_for(request);
 }

@@ -28,7 +28,12 @@ class WorkerEndpoint : public engine::WorkerLink {
   bool sleep_until(double seconds) override;
   double push_arrival(double sent) override { return sent; }
   void push(const protocol::UpdateInfo& info, std::span<const float> update) override;
-  void report_gone(const std::string& error) override;
+  // No leaders on mpi yet (ServerEndpoint refuses their plans): these are never called.
+  double member_push_arrival(int leader, double sent) override;
+  void send_to_leader(int leader, const protocol::UpdateInfo& info,
+                      std::span<const float> update) override;
+  std::optional<engine::MemberMessage> receive_from_member(double deadline) override;
+  void report_gone(const std::string& error, const std::vector<int>& stranded_members) override;
   void wait_for_end() override;
 
   // Waits for the end of the run, then tells the server this rank is done.
@@ -43,10 +48,10 @@ class WorkerEndpoint : public engine::WorkerLink {
   const RunClock& clock_;
   std::vector<float> model_;
   std::vector<float> update_;
-  protocol::UpdateInfo pushed_;  // the header in flight during a push
-  double push_seconds_ = 0;      // the last push's duration
-  bool stop_seen_ = false;       // the server's kStop came
-  bool stop_received_ = false;   // ... and every message before it was taken
+  UpdateHeader pushed_;         // the header in flight during a push
+  double push_seconds_ = 0;     // the last push's duration
+  bool stop_seen_ = false;      // the server's kStop came
+  bool stop_received_ = false;  // ... and every message before it was taken
 };
 
 }  // namespace hetps::mpi

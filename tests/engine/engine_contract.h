@@ -12,6 +12,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "leader_rounds.h"
 #include "small_run.h"
 
 namespace hetps::testing {
@@ -112,6 +113,43 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
   ASSERT_GE(hung.log.events.size(), 2u);
   EXPECT_EQ(hung.log.events[hung.log.events.size() - 2].at("type"), "stall_warning");
   EXPECT_EQ(hung.log.events.back().at("type"), "stalled");
+}
+
+// Leaders (protocol.h): one community of everyone, its mean taken at the leader, is BSP; its
+// members' updates and the relayed models travel between workers, one push per round reaches
+// the server.
+TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
+  if (GetParam() == "mpi") GTEST_SKIP() << "the mpi engine does not carry leaders yet";
+  LeaderRounds::register_once();
+  config::Config config = contract_config("leader_rounds");
+  config.protocol.params["split"] = 3.0;
+  config.train.max_samples = 3 * 16 * 24;
+  Outcome leaders = run_small(config);
+  config::Config bsp = contract_config("bsp");
+  bsp.train.max_samples = config.train.max_samples;
+  bsp.engine = "sim";
+  Outcome simulated = run_small(bsp);
+  if (!primary(config)) return;
+  EXPECT_EQ(leaders.summary.updates, 24);
+  EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
+      << GetParam();
+  EXPECT_EQ(leaders.summary.bytes_to_server * 3, simulated.summary.bytes_to_server);
+  EXPECT_GE(leaders.summary.bytes_worker_to_worker, 2 * 24 * leaders.summary.bytes_to_server / 24);
+}
+
+// A community goes on when its leader dies: the members' updates it held or awaited come back
+// to the server, and the next round has a new leader.
+TEST_P(EngineContract, LeadersMembersGoOnWhenTheLeaderCrashes) {
+  if (GetParam() == "mpi") GTEST_SKIP() << "the mpi engine does not carry leaders yet";
+  LeaderRounds::register_once();
+  config::Config config = contract_config("leader_rounds");
+  config.protocol.params["split"] = 3.0;
+  config.cluster.failures = {{.worker = 0, .time = 0.0, .kind = "crash"}};
+  config.train.max_samples = 2 * 16 * 20;
+  Outcome leaders = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(leaders.summary.stop_reason, "max_samples");
+  EXPECT_EQ(leaders.summary.updates, 20);
 }
 
 }  // namespace hetps::testing
