@@ -49,9 +49,9 @@ struct WorkerPlan {
   UpdateKind kind = UpdateKind::Gradient;
   int max_local_steps = 1;  // push after at most this many steps (local SGD's H, SaPus' τ_max)
   double change_threshold = 0;  // push early once ‖w − w_pull‖² / ‖w_pull‖² > this; 0 = never
-  double keep_ratio = 1.0;       // fraction of a delta's entries sent (top-k); 1 = dense
-  int send_to = kServer;         // where the update goes: the server, or a leader worker's id
-  std::vector<int> gather_from;  // a leader's members, whose updates it merges with its own
+  double keep_ratio = 1.0;         // fraction of a delta's entries sent (top-k); 1 = dense
+  int send_to = kServer;           // where the update goes: the server, or a leader worker's id
+  std::vector<int> gather_from{};  // a leader's members, whose updates it merges with its own
   bool operator==(const WorkerPlan&) const = default;
 };
 
@@ -68,7 +68,7 @@ struct UpdateInfo {
   double compute_seconds = 0;  // measured time of those steps (virtual on sim)
   double comm_seconds = 0;     // measured time of the worker's last push + pull round trip
   double now = 0;              // engine time at arrival (virtual on sim)
-  std::vector<int> members;    // a leader's update: the members merged into it, ascending
+  std::vector<int> members{};  // a leader's update: the members merged into it, ascending
 };
 
 // One application of updates to the global model: one new version.
