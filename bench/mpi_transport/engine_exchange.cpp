@@ -106,7 +106,7 @@ class WorkerEnd : public EngineExchange {
   WorkerEnd(MPI_Comm comm, size_t floats)
       : comm_(comm),
         layout_(one_worker_asp().cluster, comm),
-        endpoint_(comm, layout_.server_rank(), floats, clock_) {
+        endpoint_(comm, layout_, floats, clock_) {
     clock_.start(comm);
     endpoint_.ask_first_pull();
     pulled_ = next_reply();

@@ -125,7 +125,8 @@ void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
 }
 
 void ServerLoop::send_replies() {
-  for (ReplyBatch::Route& route : replies_.take()) {
+  std::vector<ReplyBatch::Route> routes = replies_.take();
+  for (ReplyBatch::Route& route : routes) {
     const auto w = static_cast<size_t>(route.worker);
     const int id = state_.pool().acquire();
     const int64_t version = state_.server().version();
@@ -139,9 +140,11 @@ void ServerLoop::send_replies() {
     gathering_[w] = route.plan.gather_from;
     const double sent = now();
     inspector_.expect(route.worker, sent);
+    const auto relays = std::ranges::count(routes, route.worker, &ReplyBatch::Route::via);
     engine_.send(Reply{route.worker, std::move(route.plan),
                        snapshots_.at(state_.server().model(), version), version, id,
-                       state_.pool().buffer(id), state_.current_lr(), sent, route.via});
+                       state_.pool().buffer(id), state_.current_lr(), sent, route.via,
+                       static_cast<int>(relays)});
   }
 }
 

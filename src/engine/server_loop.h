@@ -39,6 +39,7 @@ class ServerLoop : public protocol::Actions {
     double lr = 0;
     double sent = 0;
     int via = protocol::kServer;  // the leader that hands the model on (ReplyBatch)
+    int relays = 0;               // a leader's: how many replies it hands on, sent next
   };
 
   // What the engine does for the loop.

@@ -38,6 +38,20 @@ void take_signal(int from, Tag tag, MPI_Comm comm) {
   MPI_Recv(nullptr, 0, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
 }
 
+MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Isend(ids.data(), element_count(ids.size()), MPI_INT, to, tag, comm, &request);
+  return request;
+}
+
+std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_INT, &count);
+  std::vector<int> ids(static_cast<size_t>(count));
+  MPI_Recv(ids.data(), count, MPI_INT, status.MPI_SOURCE, status.MPI_TAG, comm, MPI_STATUS_IGNORE);
+  return ids;
+}
+
 MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
   MPI_Request request;
   MPI_Isend(text.data(), element_count(text.size()), MPI_CHAR, to, tag, comm, &request);
@@ -53,21 +67,32 @@ std::string take_text(const MPI_Status& status, MPI_Comm comm) {
   return text;
 }
 
-protocol::WorkerPlan ReplyHeader::plan() const {
+protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from) const {
   protocol::WorkerPlan plan;
   plan.kind = kind;
   plan.max_local_steps = max_local_steps;
   plan.change_threshold = change_threshold;
   plan.keep_ratio = keep_ratio;
+  plan.send_to = send_to;
+  plan.gather_from = std::move(gather_from);
   return plan;
 }
 
 UpdateHeader UpdateHeader::of(const protocol::UpdateInfo& info) {
-  return {info.id,    info.worker,  info.kind,       info.base_version,    info.clock,
-          info.steps, info.samples, info.train_loss, info.compute_seconds, info.comm_seconds};
+  return {info.id,
+          info.worker,
+          info.kind,
+          info.base_version,
+          info.clock,
+          info.steps,
+          info.samples,
+          info.train_loss,
+          info.compute_seconds,
+          info.comm_seconds,
+          static_cast<int>(info.members.size())};
 }
 
-protocol::UpdateInfo UpdateHeader::info() const {
+protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members) const {
   protocol::UpdateInfo info;
   info.id = id;
   info.worker = worker;
@@ -79,6 +104,7 @@ protocol::UpdateInfo UpdateHeader::info() const {
   info.train_loss = train_loss;
   info.compute_seconds = compute_seconds;
   info.comm_seconds = comm_seconds;
+  info.members = std::move(merged_members);
   return info;
 }
 

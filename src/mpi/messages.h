@@ -1,12 +1,20 @@
-// The messages between the server rank and the worker ranks. A header is a trivially copyable
-// struct sent as bytes: every rank runs the same hetps binary on the same kind of machine. A
-// model or an update travels as its own message of floats, straight from and into the buffer
-// it lives in.
+// The messages between the ranks. A header is a trivially copyable struct sent as bytes: every
+// rank runs the same hetps binary on the same kind of machine. A model or an update travels as
+// its own message of floats, straight from and into the buffer it lives in.
 //   worker → server: kFirstPull (empty); kUpdateHeader (UpdateHeader) followed by
-//                    kUpdatePayload (the update); kWorkerGone (the error, empty for an
-//                    injected crash); kGoodbye (empty, the worker's last message).
-//   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model); kStop
+//                    kUpdateMembers (a leader's update: its members) and kUpdatePayload (the
+//                    update); kWorkerGone (the error, empty for an
+//                    injected crash) followed by kGoneMembers (the members whose updates a
+//                    leader took with it); kOrphanedUpdate (a dead leader hands back a member's
+//                    update it will never merge: the member's id); kGoodbye (empty, the
+//                    worker's last message).
+//   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
+//                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
+//                    reply it hands on; kMemberGone (a member's id: do not wait for it); kStop
 //                    (empty, the server's last message: the run is over).
+//   leader → member: kReplyHeader and kReplyModel, the relayed reply.
+//   member → leader: kMemberUpdateHeader (UpdateHeader) followed by kMemberUpdatePayload.
+//   worker → worker: kEndOfRun (empty, its last message to every other worker).
 #pragma once
 
 #include <mpi.h>
@@ -15,6 +23,7 @@
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "protocol/protocol.h"
 
@@ -29,23 +38,42 @@ enum Tag : int {
   kReplyHeader,
   kReplyModel,
   kStop,
+  kGoneMembers,
+  kOrphanedUpdate,
+  kReplyMembers,
+  kRelay,
+  kMemberGone,
+  kMemberUpdateHeader,
+  kMemberUpdatePayload,
+  kEndOfRun,
+  kUpdateMembers,
 };
 
-// A pull reply's header: the plan without leaders (protocol.h, "Leaders"), which the mpi
-// engine does not carry yet: ServerEndpoint refuses such a plan before anything is sent.
+// A pull reply's header: the plan but its list of members (kReplyMembers), and how many
+// relays follow.
 struct ReplyHeader {
   protocol::UpdateKind kind = protocol::UpdateKind::Gradient;
   int max_local_steps = 1;
   double change_threshold = 0;
   double keep_ratio = 1.0;
+  int send_to = protocol::kServer;
+  int members = 0;  // the plan's gather_from, sent next
+  int relays = 0;
   int64_t version = 0;
   int update_id = 0;
   double lr = 0;
 
-  protocol::WorkerPlan plan() const;
+  // The plan, once its members are known.
+  protocol::WorkerPlan plan(std::vector<int> gather_from) const;
 };
 
-// An update's header: protocol::UpdateInfo but a leader's `members`.
+// A reply a leader hands on to `worker`.
+struct RelayEntry {
+  int worker = 0;
+  ReplyHeader header;
+};
+
+// An update's header: protocol::UpdateInfo but a leader's members (kUpdateMembers).
 struct UpdateHeader {
   int id = 0;
   int worker = 0;
@@ -57,9 +85,11 @@ struct UpdateHeader {
   double train_loss = 0;
   double compute_seconds = 0;
   double comm_seconds = 0;
+  int members = 0;
 
   static UpdateHeader of(const protocol::UpdateInfo& info);
-  protocol::UpdateInfo info() const;
+  // The info, once its members are known.
+  protocol::UpdateInfo info(std::vector<int> members) const;
 };
 
 // MPI counts elements in an int.
@@ -89,6 +119,12 @@ MPI_Request post_receive_floats(std::span<float> floats, int from, Tag tag, MPI_
 // Empty messages (kFirstPull, kGoodbye, kStop).
 MPI_Request post_signal(int to, Tag tag, MPI_Comm comm);
 void take_signal(int from, Tag tag, MPI_Comm comm);
+
+// Worker ids (kGoneMembers, kReplyMembers, kMemberGone, kOrphanedUpdate): `ids` must stay
+// alive until the request completes.
+MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
+// Receives the ids message `status` describes (from `probe`).
+std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
 
 // Text (kWorkerGone): `text` must stay alive until the request completes.
 MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm);

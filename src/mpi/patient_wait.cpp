@@ -40,4 +40,12 @@ std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag) {
   return status;
 }
 
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag) {
+  Backoff backoff;
+  for (;;) {
+    if (const auto status = probe(comm, source, tag)) return *status;
+    backoff.pause();
+  }
+}
+
 }  // namespace hetps::mpi

@@ -32,5 +32,7 @@ void wait_for_all(std::span<MPI_Request> requests);
 // The status of a message from `source` with `tag` that waits to be received, if any
 // (MPI_ANY_SOURCE and MPI_ANY_TAG allowed).
 std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag);
+// Waits for such a message: for one that is known to follow another already taken.
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag);
 
 }  // namespace hetps::mpi

@@ -15,40 +15,43 @@ ServerEndpoint::ServerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t m
 
 ServerEndpoint::~ServerEndpoint() {
   complete_sends();
-  if (!in_flight_.empty()) new std::list<ReplyInFlight>(std::move(in_flight_));  // never freed
+  if (!in_flight_.empty()) new std::list<SendInFlight>(std::move(in_flight_));  // never freed
 }
 
 void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
-  if (reply.plan.send_to != protocol::kServer || !reply.plan.gather_from.empty()) {
-    throw std::invalid_argument(
-        "engine = \"mpi\" does not carry updates to leader workers yet (the protocol's plan "
-        "asks for them): run this protocol on engine = \"sim\" or \"threads\"");
-  }
-  ReplyInFlight& sent = in_flight_.emplace_back();
   const protocol::WorkerPlan& plan = reply.plan;
+  SendInFlight& sent = in_flight_.emplace_back();
   sent.header = {plan.kind,       plan.max_local_steps, plan.change_threshold,
-                 plan.keep_ratio, reply.version,        reply.update_id,
+                 plan.keep_ratio, plan.send_to,         static_cast<int>(plan.gather_from.size()),
+                 reply.relays,    reply.version,        reply.update_id,
                  reply.lr};
+  if (reply.via != protocol::kServer) {
+    sent.relay = {reply.worker, sent.header};
+    sent.requests = {post_header(sent.relay, layout_.worker_rank(reply.via), kRelay, comm_)};
+    return;
+  }
   sent.model = std::move(reply.model);
+  sent.ids = plan.gather_from;
   const int rank = layout_.worker_rank(reply.worker);
   sent.requests = {post_header(sent.header, rank, kReplyHeader, comm_),
                    post_floats(*sent.model, rank, kReplyModel, comm_)};
+  if (!sent.ids.empty()) sent.requests.push_back(post_ids(sent.ids, rank, kReplyMembers, comm_));
 }
 
-// Leaders are refused in `send`, so no worker is ever a leader here.
 void ServerEndpoint::tell_member_gone(int leader, int member) {
-  throw std::logic_error(
-      fmt::format("mpi: worker {} cannot be told about member {}: no leaders", leader, member));
+  SendInFlight& sent = in_flight_.emplace_back();
+  sent.ids = {member};
+  sent.requests = {post_ids(sent.ids, layout_.worker_rank(leader), kMemberGone, comm_)};
 }
 
-std::vector<int> ServerEndpoint::close_leader(int leader) {
-  throw std::logic_error(fmt::format("mpi: worker {} is no leader: no leaders", leader));
-}
+// A dead leader's rank hands back what reaches it (kOrphanedUpdate): nothing is left here.
+std::vector<int> ServerEndpoint::close_leader(int) { return {}; }
 
 void ServerEndpoint::complete_sends() {
   for (auto it = in_flight_.begin(); it != in_flight_.end();) {
     int done = 0;
-    MPI_Testall(2, it->requests.data(), &done, MPI_STATUSES_IGNORE);
+    MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done,
+                MPI_STATUSES_IGNORE);
     it = done ? in_flight_.erase(it) : std::next(it);
   }
 }
@@ -82,8 +85,12 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       server.on_first_pull(worker);
       return;
     case kUpdateHeader: {
-      const protocol::UpdateInfo info =
-          take_header<UpdateHeader>(rank, kUpdateHeader, comm_).info();
+      const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
+      std::vector<int> members;
+      if (header.members > 0) {
+        members = take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+      }
+      const protocol::UpdateInfo info = header.info(std::move(members));
       if (info.worker != worker || info.id != server.owed_update(worker)) {
         throw std::logic_error(fmt::format(
             "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
@@ -95,8 +102,15 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       server.on_update(info);
       return;
     }
-    case kWorkerGone:
-      server.on_worker_gone(worker, take_text(message, comm_), {});
+    case kWorkerGone: {
+      const std::string error = take_text(message, comm_);
+      const std::vector<int> stranded =
+          take_ids(wait_for_message(comm_, rank, kGoneMembers), comm_);
+      server.on_worker_gone(worker, error, stranded);
+      return;
+    }
+    case kOrphanedUpdate:
+      server.on_orphaned_update(take_ids(message, comm_).at(0));
       return;
     default:
       throw std::logic_error(
@@ -132,13 +146,18 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
   const int rank = message.MPI_SOURCE;
   switch (message.MPI_TAG) {
     case kUpdateHeader: {
-      take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
+      const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
+      if (header.members > 0) take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
       MPI_Request request = post_receive_floats(dropped_, rank, kUpdatePayload, comm_);
       wait_for(request);
       return false;
     }
     case kWorkerGone:
       take_text(message, comm_);
+      take_ids(wait_for_message(comm_, rank, kGoneMembers), comm_);
+      return false;
+    case kOrphanedUpdate:
+      take_ids(message, comm_);
       return false;
     case kFirstPull:
     case kGoodbye:

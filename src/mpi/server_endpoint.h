@@ -1,7 +1,9 @@
 // The server rank's side of the run loop (engine::ServerLoop::Engine over MPI).
 //   A pull reply is a ReplyHeader and the model, both sent without waiting (MPI_Isend) from
 //   where they are: the model straight from its immutable snapshot, which the reply keeps alive
-//   until MPI is done with it.
+//   until MPI is done with it. A leader's reply also carries its members, and each reply it
+//   hands on follows as a kRelay (the leader sends the model on itself). A dead leader's rank
+//   hands back the members' updates that still reach it (kOrphanedUpdate).
 //   An update's header is taken first; its payload is then received straight into the
 //   update pool's buffer for its id, with no copy.
 //   An evaluation does not count in the server's time, as on the threads engine; the workers
@@ -14,7 +16,6 @@
 
 #include <mpi.h>
 
-#include <array>
 #include <list>
 #include <vector>
 
@@ -43,10 +44,13 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   std::vector<int> stop_workers(double patience);
 
  private:
-  struct ReplyInFlight {
+  // A message in flight and what MPI reads it from, kept where it is until the send is done.
+  struct SendInFlight {
     ReplyHeader header;
+    RelayEntry relay;
     engine::ModelSnapshot model;
-    std::array<MPI_Request, 2> requests;
+    std::vector<int> ids;
+    std::vector<MPI_Request> requests;
   };
   void complete_sends();
   void take(const MPI_Status& message, engine::ServerLoop& server);
@@ -56,8 +60,8 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   MPI_Comm comm_;
   const RankLayout& layout_;
   RunClock& clock_;
-  std::list<ReplyInFlight> in_flight_;  // a list: MPI reads each header where it was put
-  std::vector<float> dropped_;          // where updates sent after the end land
+  std::list<SendInFlight> in_flight_;  // a list: MPI reads each header where it was put
+  std::vector<float> dropped_;         // where updates sent after the end land
   bool stopped_ = false;
 };
 

@@ -1,43 +1,46 @@
 #include "mpi/worker_endpoint.h"
 
-#include <array>
 #include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "mpi/patient_wait.h"
 
 namespace hetps::mpi {
-namespace {
 
-std::logic_error no_leaders() {
-  return std::logic_error(
-      "mpi: a worker was asked to act as a leader or member, which the "
-      "server refuses");
-}
-
-}  // namespace
-
-WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, int server_rank, size_t model_floats,
+WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats,
                                const RunClock& clock)
     : comm_(comm),
-      server_(server_rank),
+      layout_(layout),
+      server_(layout.server_rank()),
       clock_(clock),
       model_(model_floats),
       update_(model_floats) {}
 
-void WorkerEndpoint::send_signal(Tag tag) {
-  MPI_Request request = post_signal(server_, tag, comm_);
+void WorkerEndpoint::ask_first_pull() {
+  MPI_Request request = post_signal(server_, kFirstPull, comm_);
   wait_for(request);
 }
-
-void WorkerEndpoint::ask_first_pull() { send_signal(kFirstPull); }
 
 std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
   Backoff backoff;
   while (!stop_seen_) {
+    // The server's messages in the order it sent them: a reply before the kStop after it.
     if (const auto message = probe(comm_, server_, MPI_ANY_TAG)) {
-      if (message->MPI_TAG != kStop) return take_reply();
+      if (message->MPI_TAG == kReplyHeader) return take_reply(server_, true);
+      if (message->MPI_TAG == kMemberGone) {
+        gone_members_.push_back(take_ids(*message, comm_).at(0));
+        continue;
+      }
+      if (message->MPI_TAG != kStop) {
+        throw std::logic_error(
+            fmt::format("the server sent message tag {} to a waiting worker", message->MPI_TAG));
+      }
       stop_seen_ = true;
       break;
+    }
+    if (const auto relayed = probe(comm_, MPI_ANY_SOURCE, kReplyHeader)) {
+      return take_reply(relayed->MPI_SOURCE, true);
     }
     const double left = deadline - now();
     if (left <= 0) break;
@@ -46,13 +49,28 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
   return std::nullopt;
 }
 
-engine::PulledModel WorkerEndpoint::take_reply() {
-  const auto header = take_header<ReplyHeader>(server_, kReplyHeader, comm_);
+engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
+  wait_for_relays();  // they are sent from the model buffer this reply overwrites
+  const auto header = take_header<ReplyHeader>(source, kReplyHeader, comm_);
   const double begin = now();
-  MPI_Request request = post_receive_floats(model_, server_, kReplyModel, comm_);
+  MPI_Request request = post_receive_floats(model_, source, kReplyModel, comm_);
   wait_for(request);
   const double received = now();
-  return engine::PulledModel{.plan = header.plan(),
+  std::vector<int> members;
+  if (header.members > 0) {
+    members = take_ids(wait_for_message(comm_, source, kReplyMembers), comm_);
+  }
+  for (int r = 0; r < header.relays; ++r) {
+    wait_for_message(comm_, source, kRelay);
+    const auto entry = take_header<RelayEntry>(source, kRelay, comm_);
+    if (!use) continue;
+    Relay& relay = relays_.emplace_back();
+    relay.header = entry.header;
+    const int member = layout_.worker_rank(entry.worker);
+    relay.requests = {post_header(relay.header, member, kReplyHeader, comm_),
+                      post_floats(model_, member, kReplyModel, comm_)};
+  }
+  return engine::PulledModel{.plan = header.plan(std::move(members)),
                              .model = model_,
                              .snapshot = {},  // the buffer is this rank's own
                              .version = header.version,
@@ -61,6 +79,11 @@ engine::PulledModel WorkerEndpoint::take_reply() {
                              .lr = header.lr,
                              .arrives = received,
                              .transfer_seconds = push_seconds_ + (received - begin)};
+}
+
+void WorkerEndpoint::wait_for_relays() {
+  for (Relay& relay : relays_) wait_for_all(relay.requests);
+  relays_.clear();
 }
 
 bool WorkerEndpoint::sleep_until(double seconds) {
@@ -73,41 +96,113 @@ bool WorkerEndpoint::sleep_until(double seconds) {
   }
 }
 
-void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update) {
+void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<const float> update,
+                                 int to, Tag header_tag, Tag payload_tag) {
   const double begin = now();
   pushed_ = UpdateHeader::of(info);
-  std::array<MPI_Request, 2> requests = {post_header(pushed_, server_, kUpdateHeader, comm_),
-                                         post_floats(update, server_, kUpdatePayload, comm_)};
+  pushed_members_ = info.members;
+  std::vector<MPI_Request> requests = {post_header(pushed_, to, header_tag, comm_)};
+  if (!pushed_members_.empty()) {
+    requests.push_back(post_ids(pushed_members_, to, kUpdateMembers, comm_));
+  }
+  requests.push_back(post_floats(update, to, payload_tag, comm_));
   wait_for_all(requests);
   push_seconds_ = now() - begin;
 }
 
-double WorkerEndpoint::member_push_arrival(int, double) { throw no_leaders(); }
-
-void WorkerEndpoint::send_to_leader(int, const protocol::UpdateInfo&, std::span<const float>) {
-  throw no_leaders();
+void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update) {
+  send_update(info, update, server_, kUpdateHeader, kUpdatePayload);
 }
 
-std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double) {
-  throw no_leaders();
+void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info,
+                                    std::span<const float> update) {
+  send_update(info, update, layout_.worker_rank(leader), kMemberUpdateHeader, kMemberUpdatePayload);
 }
 
-void WorkerEndpoint::report_gone(const std::string& error, const std::vector<int>&) {
-  MPI_Request request = post_text(error, server_, kWorkerGone, comm_);
+std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double deadline) {
+  Backoff backoff;
+  for (;;) {
+    if (!gone_members_.empty()) {
+      engine::MemberMessage gone;
+      gone.member = gone_members_.front();
+      gone.gone = true;
+      gone_members_.pop_front();
+      return gone;
+    }
+    if (const auto gone = probe(comm_, server_, kMemberGone)) {
+      gone_members_.push_back(take_ids(*gone, comm_).at(0));
+      continue;
+    }
+    if (const auto header = probe(comm_, MPI_ANY_SOURCE, kMemberUpdateHeader)) {
+      return take_member_update(*header);
+    }
+    if (probe(comm_, server_, kStop)) {
+      stop_seen_ = true;
+      return std::nullopt;
+    }
+    const double left = deadline - now();
+    if (left <= 0) return std::nullopt;
+    backoff.pause(left);
+  }
+}
+
+engine::MemberMessage WorkerEndpoint::take_member_update(const MPI_Status& header_status) {
+  const int source = header_status.MPI_SOURCE;
+  const auto header = take_header<UpdateHeader>(source, kMemberUpdateHeader, comm_);
+  const int member = layout_.worker_of(source);
+  std::vector<float>& buffer = member_updates_[member];
+  buffer.resize(model_.size());
+  MPI_Request request = post_receive_floats(buffer, source, kMemberUpdatePayload, comm_);
   wait_for(request);
+  return engine::MemberMessage{
+      .member = member, .gone = false, .info = header.info({}), .update = buffer, .arrives = now()};
 }
 
-// The server's messages come in the order it sent them, kStop last.
+void WorkerEndpoint::report_gone(const std::string& error,
+                                 const std::vector<int>& stranded_members) {
+  gone_ = true;
+  std::array<MPI_Request, 2> requests = {post_text(error, server_, kWorkerGone, comm_),
+                                         post_ids(stranded_members, server_, kGoneMembers, comm_)};
+  wait_for_all(requests);
+}
+
+void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
+  const int source = message.MPI_SOURCE;
+  switch (message.MPI_TAG) {
+    case kStop:
+      take_signal(source, kStop, comm_);
+      stop_seen_ = stop_received_ = true;
+      return;
+    case kReplyHeader:
+      take_reply(source, false);  // too late to use: taken so that its sender's send completes
+      return;
+    case kMemberGone:
+      take_ids(message, comm_);
+      return;
+    case kMemberUpdateHeader: {
+      const int member = take_member_update(message).member;
+      if (gone_ && !stop_seen_) {
+        const std::vector<int> orphaned = {member};
+        MPI_Request request = post_ids(orphaned, server_, kOrphanedUpdate, comm_);
+        wait_for(request);
+      }
+      return;
+    }
+    case kEndOfRun:
+      take_signal(source, kEndOfRun, comm_);
+      ++ended_workers_;
+      return;
+    default:
+      throw std::logic_error(fmt::format("rank {} sent message tag {} to a worker at the end",
+                                         source, message.MPI_TAG));
+  }
+}
+
 void WorkerEndpoint::wait_for_end() {
   Backoff backoff;
   while (!stop_received_) {
-    if (const auto message = probe(comm_, server_, MPI_ANY_TAG)) {
-      if (message->MPI_TAG == kStop) {
-        take_signal(server_, kStop, comm_);
-        stop_seen_ = stop_received_ = true;
-      } else {
-        take_reply();  // too late to use: taken so that the server's send completes
-      }
+    if (const auto message = probe(comm_, MPI_ANY_SOURCE, MPI_ANY_TAG)) {
+      take_and_drop(*message);
     } else {
       backoff.pause();
     }
@@ -116,7 +211,23 @@ void WorkerEndpoint::wait_for_end() {
 
 void WorkerEndpoint::say_goodbye() {
   wait_for_end();
-  send_signal(kGoodbye);
+  std::vector<MPI_Request> ends;
+  for (int w = 0; w < layout_.workers(); ++w) {
+    const int rank = layout_.worker_rank(w);
+    if (rank != layout_.rank()) ends.push_back(post_signal(rank, kEndOfRun, comm_));
+  }
+  Backoff backoff;
+  while (ended_workers_ < layout_.workers() - 1) {
+    if (const auto message = probe(comm_, MPI_ANY_SOURCE, MPI_ANY_TAG)) {
+      take_and_drop(*message);
+    } else {
+      backoff.pause();
+    }
+  }
+  wait_for_all(ends);
+  wait_for_relays();
+  MPI_Request goodbye = post_signal(server_, kGoodbye, comm_);
+  wait_for(goodbye);
 }
 
 }  // namespace hetps::mpi

@@ -2,24 +2,36 @@
 // the rank's own model buffer, updates sent from its own update buffer; every wait is patient
 // (patient_wait.h). Links are real here: no link delay is injected, and the communication
 // time a worker reports is measured (its last push and the reply's transfer).
-// The end of a run: the server's kStop is its last message, so a worker takes every reply
-// before it (dropping those it no longer uses), then answers kGoodbye (`say_goodbye`).
+// Leaders (protocol.h): a leader hands the replies the server relays through it on to their
+// members straight from its model buffer (kept untouched until those sends are done), and takes
+// its members' updates into a buffer per member. A dead leader's rank hands back to the server
+// the members' updates that still reach it.
+// The end of a run: the server's kStop is its last message, so a worker takes every message
+// before it (dropping those it no longer uses); then it tells every other worker it is done
+// (kEndOfRun) and takes what they still send until each has said so, so that every send
+// between workers completes; then it answers kGoodbye (`say_goodbye`).
 #pragma once
 
 #include <mpi.h>
 
+#include <array>
+#include <deque>
+#include <list>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "engine/worker_loop.h"
 #include "mpi/messages.h"
+#include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
 
 namespace hetps::mpi {
 
 class WorkerEndpoint : public engine::WorkerLink {
  public:
-  WorkerEndpoint(MPI_Comm comm, int server_rank, size_t model_floats, const RunClock& clock);
+  WorkerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats,
+                 const RunClock& clock);
 
   double now() const override { return clock_.now(); }
   void ask_first_pull() override;
@@ -28,30 +40,52 @@ class WorkerEndpoint : public engine::WorkerLink {
   bool sleep_until(double seconds) override;
   double push_arrival(double sent) override { return sent; }
   void push(const protocol::UpdateInfo& info, std::span<const float> update) override;
-  // No leaders on mpi yet (ServerEndpoint refuses their plans): these are never called.
-  double member_push_arrival(int leader, double sent) override;
+  double member_push_arrival(int, double sent) override { return sent; }
   void send_to_leader(int leader, const protocol::UpdateInfo& info,
                       std::span<const float> update) override;
   std::optional<engine::MemberMessage> receive_from_member(double deadline) override;
   void report_gone(const std::string& error, const std::vector<int>& stranded_members) override;
   void wait_for_end() override;
 
-  // Waits for the end of the run, then tells the server this rank is done.
+  // Waits for the end of the run and for every other worker's, then tells the server this
+  // rank is done.
   void say_goodbye();
 
  private:
-  engine::PulledModel take_reply();
-  void send_signal(Tag tag);
+  // A reply handed on to a member: the header stays put until MPI is done with it.
+  struct Relay {
+    ReplyHeader header;
+    std::array<MPI_Request, 2> requests;
+  };
+
+  // Takes the reply whose header waits from `source` (the server or a leader); `use` is false
+  // once the run is over (nothing is handed on then).
+  engine::PulledModel take_reply(int source, bool use);
+  // Sends the header, a leader's members and the payload, and waits until they are sent.
+  void send_update(const protocol::UpdateInfo& info, std::span<const float> update, int to,
+                   Tag header_tag, Tag payload_tag);
+  engine::MemberMessage take_member_update(const MPI_Status& header);
+  // Takes one message after the run (or while dead) and drops it, handing a member's update
+  // back to the server while this rank is a dead leader and the run goes on.
+  void take_and_drop(const MPI_Status& message);
+  void wait_for_relays();
 
   MPI_Comm comm_;
+  const RankLayout& layout_;
   int server_;
   const RunClock& clock_;
   std::vector<float> model_;
   std::vector<float> update_;
-  UpdateHeader pushed_;         // the header in flight during a push
-  double push_seconds_ = 0;     // the last push's duration
-  bool stop_seen_ = false;      // the server's kStop came
-  bool stop_received_ = false;  // ... and every message before it was taken
+  UpdateHeader pushed_;              // the header in flight during a push
+  std::vector<int> pushed_members_;  // ... and a leader's members
+  double push_seconds_ = 0;          // the last push's duration
+  std::list<Relay> relays_;          // a list: MPI reads each header where it was put
+  std::map<int, std::vector<float>> member_updates_;  // by member
+  std::deque<int> gone_members_;                      // kMemberGone taken while not gathering
+  bool gone_ = false;                                 // this worker reported itself gone
+  bool stop_seen_ = false;                            // the server's kStop came
+  bool stop_received_ = false;                        // ... and every message before it was taken
+  int ended_workers_ = 0;                             // kEndOfRun taken from other workers
 };
 
 }  // namespace hetps::mpi

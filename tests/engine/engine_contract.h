@@ -119,7 +119,6 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
 // members' updates and the relayed models travel between workers, one push per round reaches
 // the server.
 TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
-  if (GetParam() == "mpi") GTEST_SKIP() << "the mpi engine does not carry leaders yet";
   LeaderRounds::register_once();
   config::Config config = contract_config("leader_rounds");
   config.protocol.params["split"] = 3.0;
@@ -137,19 +136,30 @@ TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
   EXPECT_GE(leaders.summary.bytes_worker_to_worker, 2 * 24 * leaders.summary.bytes_to_server / 24);
 }
 
-// A community goes on when its leader dies: the members' updates it held or awaited come back
-// to the server, and the next round has a new leader.
-TEST_P(EngineContract, LeadersMembersGoOnWhenTheLeaderCrashes) {
-  if (GetParam() == "mpi") GTEST_SKIP() << "the mpi engine does not carry leaders yet";
+// A community of everyone loses its leader (worker 0) or a member (worker 2) mid-run: what the
+// leader held or awaited comes back to the server, and rounds go on with the others.
+TEST_P(EngineContract, LeaderRoundsGoOnAfterALeaderOrAMemberCrashes) {
   LeaderRounds::register_once();
-  config::Config config = contract_config("leader_rounds");
-  config.protocol.params["split"] = 3.0;
-  config.cluster.failures = {{.worker = 0, .time = 0.0, .kind = "crash"}};
-  config.train.max_samples = 2 * 16 * 20;
-  Outcome leaders = run_small(config);
-  if (!primary(config)) return;
-  EXPECT_EQ(leaders.summary.stop_reason, "max_samples");
-  EXPECT_EQ(leaders.summary.updates, 20);
+  for (int crashed : {0, 2}) {
+    config::Config config = contract_config("leader_rounds");
+    config.protocol.params["split"] = 3.0;
+    config.train.max_samples = 1'000'000'000;
+    config.train.max_time = 0.6;
+    config.train.eval_interval = 0.1;
+    config.cluster.failures = {{.worker = crashed, .time = 0.2, .kind = "crash"}};
+    Outcome leaders = run_small(config);
+    if (!primary(config)) continue;
+    EXPECT_EQ(leaders.summary.stop_reason, "max_time") << crashed;
+    const auto failure =
+        std::find_if(leaders.log.events.begin(), leaders.log.events.end(),
+                     [](const auto& event) { return event.at("type") == "worker_failed"; });
+    ASSERT_NE(failure, leaders.log.events.end()) << crashed;
+    const double crashed_at = failure->at("time").get<double>();
+    const auto after_crash = std::find_if(leaders.log.evals.begin(), leaders.log.evals.end(),
+                                          [&](const auto& eval) { return eval.time > crashed_at; });
+    ASSERT_NE(after_crash, leaders.log.evals.end()) << crashed;
+    EXPECT_GT(leaders.log.evals.back().updates, after_crash->updates) << crashed;
+  }
 }
 
 }  // namespace hetps::testing

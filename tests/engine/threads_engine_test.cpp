@@ -2,7 +2,6 @@
 
 #include "engine/engine.h"
 #include "engine_contract.h"
-#include "leader_rounds.h"
 #include "small_run.h"
 
 namespace hetps::testing {
@@ -37,33 +36,6 @@ TEST(ThreadsEngineTest, ACrashMidRunIsLoggedAndTheRestTrainOn) {
   ASSERT_NE(after_crash, bsp.log.evals.end());
   EXPECT_GT(bsp.log.evals.back().updates, after_crash->updates);
 }
-
-// A community of everyone (leader 0) loses its leader or a member mid-run: what the leader held
-// or awaited comes back to the server, and rounds go on.
-class ThreadsEngineLeaderCrashTest : public ::testing::TestWithParam<int> {};
-
-TEST_P(ThreadsEngineLeaderCrashTest, RoundsGoOnAfterTheCrash) {
-  LeaderRounds::register_once();
-  config::Config config = threads_config("leader_rounds");
-  config.protocol.params["split"] = 4.0;
-  config.train.max_samples = 1'000'000'000;
-  config.train.max_time = 0.6;
-  config.train.eval_interval = 0.1;
-  config.cluster.failures = {{.worker = GetParam(), .time = 0.2, .kind = "crash"}};
-  Outcome leaders = run_small(config);
-  EXPECT_EQ(leaders.summary.stop_reason, "max_time");
-  const auto failure =
-      std::find_if(leaders.log.events.begin(), leaders.log.events.end(),
-                   [](const auto& event) { return event.at("type") == "worker_failed"; });
-  ASSERT_NE(failure, leaders.log.events.end());
-  const double crashed_at = failure->at("time").get<double>();
-  const auto after_crash = std::find_if(leaders.log.evals.begin(), leaders.log.evals.end(),
-                                        [&](const auto& eval) { return eval.time > crashed_at; });
-  ASSERT_NE(after_crash, leaders.log.evals.end());
-  EXPECT_GT(leaders.log.evals.back().updates, after_crash->updates);
-}
-
-INSTANTIATE_TEST_SUITE_P(ThreadsEngine, ThreadsEngineLeaderCrashTest, ::testing::Values(0, 2));
 
 TEST(ThreadsEngineTest, PaddedWorkersAreCalibratedAndUniformOnesAreNot) {
   config::Config config = threads_config("asp");
