@@ -31,10 +31,14 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       {"hetero-compute", "local_sgd", defaults(0.05, 0.9)},
       {"hetero-compute", "asp", defaults(0.05, 0.0), true},
       {"hetero-compute", "ssp", defaults(0.02, 0.5), true},
+      // Sync-Switch trains with BSP's settings and derives its ASP phase's from them
+      // (spec/sync-switch.md, "Configuration policy at the switch"): BSP's row, not a sweep.
+      {"hetero-compute", "sync_switch", defaults(0.05, 0.9)},
       {"hetero-network", "bsp", defaults(0.05, 0.9)},
       {"hetero-network", "local_sgd", defaults(0.05, 0.9)},
       {"hetero-network", "asp", defaults(0.05, 0.0), true},
       {"hetero-network", "ssp", defaults(0.05, 0.0), true},
+      {"hetero-network", "sync_switch", defaults(0.05, 0.9)},
   };
   return table;
 }

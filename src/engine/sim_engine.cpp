@@ -66,8 +66,9 @@ metrics::Summary SimEngine::run() {
   for (const config::WorkerFailure& failure : config_.cluster.failures) {
     schedule(failure.time, EventKind::WorkerFails, failure.worker);
   }
-  state_.protocol().start(
-      protocol::RunShape{workers, config_.train.max_samples, config_.data.batch_size}, *this);
+  state_.protocol().start(protocol::RunShape{workers, config_.train.max_samples,
+                                             config_.data.batch_size, config_.train.momentum},
+                          *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   send_replies();
 

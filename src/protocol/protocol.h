@@ -111,6 +111,7 @@ struct RunShape {
   int workers = 1;
   int64_t max_samples = 0;  // the run's budget (Sync-Switch's S derives from it)
   int batch_size = 1;
+  double momentum = 0;  // the server optimizer's configured momentum (Sync-Switch's m)
 };
 
 class Protocol {

@@ -8,6 +8,7 @@
 #include <fmt/ranges.h>
 
 #include "protocol/baselines.h"
+#include "protocol/hybrids.h"
 
 namespace hetps::protocol {
 
@@ -22,7 +23,7 @@ namespace {
 
 std::vector<ProtocolInfo>& registered_protocols() {
   static std::vector<ProtocolInfo> protocols = {bsp_protocol(), asp_protocol(), ssp_protocol(),
-                                                local_sgd_protocol()};
+                                                local_sgd_protocol(), sync_switch_protocol()};
   return protocols;
 }
 
@@ -30,12 +31,17 @@ std::vector<ProtocolInfo>& registered_protocols() {
 
 const std::vector<ProtocolInfo>& all_protocols() { return registered_protocols(); }
 
-void register_protocol(ProtocolInfo info) {
+ProtocolRegistration::ProtocolRegistration(ProtocolInfo info) : name_(info.name) {
   if (find_protocol(info.name) != nullptr) {
-    throw std::invalid_argument("register_protocol: a protocol named '" + info.name +
+    throw std::invalid_argument("ProtocolRegistration: a protocol named '" + info.name +
                                 "' exists already");
   }
   registered_protocols().push_back(std::move(info));
+}
+
+ProtocolRegistration::~ProtocolRegistration() {
+  std::erase_if(registered_protocols(),
+                [&](const ProtocolInfo& info) { return info.name == name_; });
 }
 
 const ProtocolInfo* find_protocol(const std::string& name) {

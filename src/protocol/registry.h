@@ -35,9 +35,20 @@ struct ProtocolInfo {
 };
 
 const std::vector<ProtocolInfo>& all_protocols();
-// Adds a protocol a program defines itself (a user's own, a test's) beside the built-in ones,
-// before any run starts. Throws std::invalid_argument when the name is taken.
-void register_protocol(ProtocolInfo info);
+// A protocol a program defines itself (a user's own, a test's), known beside the built-in ones
+// while this object lives. Make it before the runs that use it start. Throws
+// std::invalid_argument when the name is taken.
+//   const ProtocolRegistration mine(ProtocolInfo{"mine", "my protocol", {}, make_mine});
+class ProtocolRegistration {
+ public:
+  explicit ProtocolRegistration(ProtocolInfo info);
+  ~ProtocolRegistration();
+  ProtocolRegistration(const ProtocolRegistration&) = delete;
+  ProtocolRegistration& operator=(const ProtocolRegistration&) = delete;
+
+ private:
+  std::string name_;
+};
 // nullptr when there is no such protocol.
 const ProtocolInfo* find_protocol(const std::string& name);
 // The names of all protocols, comma separated, for error messages.

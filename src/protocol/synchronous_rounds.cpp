@@ -48,19 +48,31 @@ void SynchronousRounds::close_round_if_complete(Actions& actions) {
   }
   contributions_.clear();
   actions.apply(order);
+  ++rounds_closed_;
   std::set<int> released;
   released.swap(held_pulls_);
   for (int worker : released) actions.reply_pull(worker, plan_);
 }
 
+SynchronousRounds::AbandonedRound SynchronousRounds::abandon_round() {
+  AbandonedRound abandoned;
+  abandoned.contributions.swap(contributions_);
+  abandoned.held_pulls.swap(held_pulls_);
+  return abandoned;
+}
+
 nlohmann::json SynchronousRounds::save_state() const {
-  return {{"live", live_}, {"contributions", contributions_}, {"held_pulls", held_pulls_}};
+  return {{"live", live_},
+          {"contributions", contributions_},
+          {"held_pulls", held_pulls_},
+          {"rounds_closed", rounds_closed_}};
 }
 
 void SynchronousRounds::restore_state(const nlohmann::json& state) {
   live_ = state.at("live").get<std::set<int>>();
   contributions_ = state.at("contributions").get<std::map<int, int>>();
   held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  rounds_closed_ = state.at("rounds_closed").get<int64_t>();
 }
 
 }  // namespace hetps::protocol

@@ -28,6 +28,16 @@ class SynchronousRounds : public Protocol {
   nlohmann::json save_state() const override;
   void restore_state(const nlohmann::json& state) override;
 
+  // Rounds applied so far.
+  int64_t rounds_closed() const { return rounds_closed_; }
+  // Gives up the round being collected (a switch away from synchronous rounds): returns its
+  // updates (worker → update id, unapplied) and the pulls held for it, unanswered.
+  struct AbandonedRound {
+    std::map<int, int> contributions;
+    std::set<int> held_pulls;
+  };
+  AbandonedRound abandon_round();
+
  private:
   void close_round_if_complete(Actions& actions);
 
@@ -36,6 +46,7 @@ class SynchronousRounds : public Protocol {
   std::set<int> live_;
   std::map<int, int> contributions_;  // worker → update id, for the round being collected
   std::set<int> held_pulls_;
+  int64_t rounds_closed_ = 0;
 };
 
 }  // namespace hetps::protocol

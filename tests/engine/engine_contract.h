@@ -119,7 +119,7 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
 // members' updates and the relayed models travel between workers, one push per round reaches
 // the server.
 TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
-  LeaderRounds::register_once();
+  const auto leader_rounds = LeaderRounds::registration();
   config::Config config = contract_config("leader_rounds");
   config.protocol.params["split"] = 3.0;
   config.train.max_samples = 3 * 16 * 24;
@@ -139,7 +139,7 @@ TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
 // A community of everyone loses its leader (worker 0) or a member (worker 2) mid-run: what the
 // leader held or awaited comes back to the server, and rounds go on with the others.
 TEST_P(EngineContract, LeaderRoundsGoOnAfterALeaderOrAMemberCrashes) {
-  LeaderRounds::register_once();
+  const auto leader_rounds = LeaderRounds::registration();
   for (int crashed : {0, 2}) {
     config::Config config = contract_config("leader_rounds");
     config.protocol.params["split"] = 3.0;

@@ -41,9 +41,9 @@ class LeaderRounds : public protocol::Protocol {
   nlohmann::json save_state() const override { return {{"split", split_}}; }
   void restore_state(const nlohmann::json&) override {}
 
-  static void register_once() {
-    if (protocol::find_protocol("leader_rounds") != nullptr) return;
-    protocol::register_protocol(
+  // Known as "leader_rounds" while the registration lives.
+  static protocol::ProtocolRegistration registration() {
+    return protocol::ProtocolRegistration(
         {"leader_rounds",
          "test: two fixed communities with leader aggregation",
          {{"split", 1000.0, "workers in the first community", 1, 1000, true, {}}},

@@ -11,7 +11,7 @@ namespace {
 
 class SimLeadersTest : public ::testing::Test {
  protected:
-  void SetUp() override { LeaderRounds::register_once(); }
+  const protocol::ProtocolRegistration leader_rounds_ = LeaderRounds::registration();
 
   static config::Config leaders_config(int split) {
     config::Config config = small_config("leader_rounds");

@@ -1,0 +1,10 @@
+// The hybrid protocols (spec/*.md), as registry entries.
+#pragma once
+
+#include "protocol/registry.h"
+
+namespace hetps::protocol {
+
+ProtocolInfo sync_switch_protocol();
+
+}  // namespace hetps::protocol

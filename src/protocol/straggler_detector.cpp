@@ -1,0 +1,95 @@
+#include "protocol/straggler_detector.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace hetps::protocol {
+namespace {
+
+double median(const std::deque<double>& values) {
+  if (values.empty()) return 0;
+  std::vector<double> sorted(values.begin(), values.end());
+  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
+  std::nth_element(sorted.begin(), middle, sorted.end());
+  if (sorted.size() % 2 == 1) return *middle;
+  return (*middle + *std::max_element(sorted.begin(), middle)) / 2;
+}
+
+}  // namespace
+
+StragglerDetector::StragglerDetector(int workers, StragglerOptions options)
+    : options_(options), workers_(static_cast<size_t>(workers)) {}
+
+double StragglerDetector::recent_mean(const WorkerSteps& steps) const {
+  if (steps.recent.empty()) return 0;
+  return std::accumulate(steps.recent.begin(), steps.recent.end(), 0.0) /
+         static_cast<double>(steps.recent.size());
+}
+
+StragglerDetector::Change StragglerDetector::observe(int worker, double step_seconds, double now) {
+  WorkerSteps& steps = workers_[static_cast<size_t>(worker)];
+  steps.recent.push_back(step_seconds);
+  if (steps.recent.size() > static_cast<size_t>(options_.window)) steps.recent.pop_front();
+  const bool judged = steps.profile.size() >= static_cast<size_t>(options_.window);
+  const bool slow = judged && recent_mean(steps) > options_.factor * median(steps.profile);
+  Change change = Change::None;
+  if (slow && !steps.flagged) {
+    steps.flagged = true;
+    steps.flagged_at = now;
+    change = Change::Flagged;
+  } else if (!slow && steps.flagged) {
+    steps.flagged = false;
+    ended_episodes_seconds_ += now - steps.flagged_at;
+    ++ended_episodes_;
+    change = Change::Cleared;
+  }
+  if (!steps.flagged) {
+    steps.profile.push_back(step_seconds);
+    if (steps.profile.size() > kProfileSteps) steps.profile.pop_front();
+  }
+  return change;
+}
+
+int StragglerDetector::stragglers() const {
+  return static_cast<int>(std::ranges::count(workers_, true, &WorkerSteps::flagged));
+}
+
+double StragglerDetector::profiled_seconds(int worker) const { return median(at(worker).profile); }
+
+double StragglerDetector::slowdown(int worker) const {
+  const double profiled = profiled_seconds(worker);
+  return profiled > 0 ? recent_mean(at(worker)) / profiled : 1.0;
+}
+
+double StragglerDetector::mean_episode_seconds(double fallback) const {
+  if (ended_episodes_ == 0) return fallback;
+  return ended_episodes_seconds_ / static_cast<double>(ended_episodes_);
+}
+
+nlohmann::json StragglerDetector::save_state() const {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const WorkerSteps& steps : workers_) {
+    workers.push_back({{"profile", steps.profile},
+                       {"recent", steps.recent},
+                       {"flagged", steps.flagged},
+                       {"flagged_at", steps.flagged_at}});
+  }
+  return {{"workers", workers},
+          {"ended_episodes_seconds", ended_episodes_seconds_},
+          {"ended_episodes", ended_episodes_}};
+}
+
+void StragglerDetector::restore_state(const nlohmann::json& state) {
+  const auto& workers = state.at("workers");
+  workers_.assign(workers.size(), {});
+  for (size_t w = 0; w < workers.size(); ++w) {
+    workers_[w].profile = workers[w].at("profile").get<std::deque<double>>();
+    workers_[w].recent = workers[w].at("recent").get<std::deque<double>>();
+    workers_[w].flagged = workers[w].at("flagged").get<bool>();
+    workers_[w].flagged_at = workers[w].at("flagged_at").get<double>();
+  }
+  ended_episodes_seconds_ = state.at("ended_episodes_seconds").get<double>();
+  ended_episodes_ = state.at("ended_episodes").get<int64_t>();
+}
+
+}  // namespace hetps::protocol
