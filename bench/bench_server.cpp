@@ -3,6 +3,7 @@
 // timed in every iteration so that a busy machine slows both alike. The goal: ratio_to_memcpy at
 // least 0.8. Orders of one gradient of weight 1 are ASP's shape; orders of several gradients of
 // equal weight are BSP's, and then the bytes applied are the gradients' bytes, not the model's.
+// The server applies with 1 or 2 threads (ServerOptions::apply_threads); memcpy uses one.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -35,7 +36,7 @@ protocol::ApplyOrder equal_weight_order(int gradients) {
   return order;
 }
 
-// Arguments: the model's size in MB, the server shards, the gradients per order.
+// Arguments: the model's size in MB, the server shards, the gradients per order, the apply threads.
 void BM_ServerApplyVsMemcpy(benchmark::State& state) {
   const auto model_floats = static_cast<size_t>(state.range(0)) * kFloatsPerMegabyte;
   params::ParamLayout layout;
@@ -43,6 +44,7 @@ void BM_ServerApplyVsMemcpy(benchmark::State& state) {
   server::ServerOptions options;
   options.shards = static_cast<int>(state.range(1));
   options.momentum = 0.9;
+  options.apply_threads = static_cast<int>(state.range(3));
   server::ParameterServer server(layout, std::vector<float>(model_floats, 0.5f), options);
 
   const protocol::ApplyOrder order = equal_weight_order(static_cast<int>(state.range(2)));
@@ -78,8 +80,8 @@ void BM_ServerApplyVsMemcpy(benchmark::State& state) {
   state.counters["ratio_to_memcpy"] = memcpy_seconds / apply_seconds;
 }
 BENCHMARK(BM_ServerApplyVsMemcpy)
-    ->ArgNames({"model_mb", "shards", "gradients"})
-    ->ArgsProduct({{4, 64}, {1, 4}, {1, 4}})
+    ->ArgNames({"model_mb", "shards", "gradients", "apply_threads"})
+    ->ArgsProduct({{4, 64}, {1, 4}, {1, 4}, {1, 2}})
     ->UseManualTime()
     ->Unit(benchmark::kMillisecond);
 

@@ -116,6 +116,8 @@ struct RunConfig {
   std::string name;
   // Intra-op and BLAS threads of each worker on the threads and mpi engines; sim ignores it.
   int threads_per_worker = 1;
+  // Threads the server applies each update with (server::ServerOptions::apply_threads).
+  int server_apply_threads = 1;
   // Real engines: a wait longer than the warning logs who is waited for; one longer than the
   // timeout stops the run with that message. Seconds of wall time.
   double stall_warning_s = 10;

@@ -117,6 +117,8 @@ const Schema<Config>& config_schema() {
             &ProtocolConfig::name),
       field("run.name", DirectoryName{}, &C::run, &RunConfig::name),
       field("run.threads_per_worker", at_least_one, &C::run, &RunConfig::threads_per_worker),
+      field("run.server_apply_threads", Range::between(1, 64), &C::run,
+            &RunConfig::server_apply_threads),
       // Finite: a wait never waits forever.
       field("run.stall_warning_s", positive, &C::run, &RunConfig::stall_warning_s),
       field("run.stall_timeout_s", positive, &C::run, &RunConfig::stall_timeout_s),

@@ -20,6 +20,7 @@ std::unique_ptr<protocol::Protocol> make_protocol(const config::ProtocolConfig& 
 server::ServerOptions server_options(const config::Config& config) {
   server::ServerOptions options;
   options.shards = config.cluster.servers;
+  options.apply_threads = config.run.server_apply_threads;
   options.sgd = {config.train.nesterov, config.train.weight_decay};
   options.momentum = config.train.momentum;
   options.schedule = {config.train.lr,

@@ -1,20 +1,45 @@
 #include "server/parameter_server.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
 
 namespace hetps::server {
+
+namespace {
+
+int checked_apply_threads(const ServerOptions& options) {
+  if (options.apply_threads < 1) {
+    throw std::invalid_argument("ParameterServer: apply_threads " +
+                                std::to_string(options.apply_threads) + " (allowed: 1 or more)");
+  }
+  return options.apply_threads;
+}
+
+}  // namespace
 
 ParameterServer::ParameterServer(const params::ParamLayout& layout,
                                  std::vector<float> initial_model, const ServerOptions& options)
     : model_(std::move(initial_model)),
       ranges_(layout.shard_ranges(static_cast<size_t>(options.shards))),
+      team_(checked_apply_threads(options)),
       schedule_(options.schedule),
       momentum_(options.momentum) {
   if (model_.size() != layout.size()) {
     throw std::invalid_argument("ParameterServer: initial model does not match the layout");
   }
-  shards_.reserve(ranges_.size());
-  for (const auto& range : ranges_) shards_.emplace_back(range, model_, options.sgd);
+  // Each member's share of the keys, split like shards are; a part is where it meets a shard.
+  const auto shares = layout.shard_ranges(static_cast<size_t>(team_.size()));
+  for (const auto& range : ranges_) {
+    for (int member = 0; member < team_.size(); ++member) {
+      const auto& share = shares[static_cast<size_t>(member)];
+      const params::KeyRange keys{std::max(range.begin, share.begin),
+                                  std::min(range.end, share.end)};
+      if (keys.begin < keys.end) {
+        parts_.push_back({member, SgdOptimizer(keys, model_, options.sgd)});
+      }
+    }
+  }
 }
 
 std::vector<double> ParameterServer::shard_fractions() const {
@@ -31,16 +56,25 @@ double ParameterServer::current_lr(int64_t samples_processed) const {
 
 void ParameterServer::apply(const protocol::ApplyOrder& order,
                             std::span<const float* const> payloads, int64_t samples_processed) {
-  if (payloads.size() != order.weights.size()) {
-    throw std::invalid_argument("ParameterServer::apply: one payload per weight expected");
+  // Checked here, not in the team's threads, where an exception could not be caught.
+  if (payloads.empty() || payloads.size() != order.weights.size()) {
+    throw std::invalid_argument("ParameterServer::apply: " + std::to_string(payloads.size()) +
+                                " payloads for " + std::to_string(order.weights.size()) +
+                                " weights (need one per weight, at least one)");
   }
-  if (order.kind == protocol::UpdateKind::Gradient) {
-    const double lr = current_lr(samples_processed);
-    const double momentum = override_.momentum >= 0 ? override_.momentum : momentum_;
-    for (auto& shard : shards_) shard.apply_gradients(payloads, order.weights, lr, momentum);
-  } else {
-    for (auto& shard : shards_) shard.merge_deltas(payloads, order.weights);
-  }
+  const bool gradients = order.kind == protocol::UpdateKind::Gradient;
+  const double lr = current_lr(samples_processed);
+  const double momentum = override_.momentum >= 0 ? override_.momentum : momentum_;
+  team_.run([&](int member) {
+    for (auto& part : parts_) {
+      if (part.member != member) continue;
+      if (gradients) {
+        part.optimizer.apply_gradients(payloads, order.weights, lr, momentum);
+      } else {
+        part.optimizer.merge_deltas(payloads, order.weights);
+      }
+    }
+  });
   ++version_;
 }
 

@@ -2,6 +2,10 @@
 // its own slice of the server optimizer's state. Every shard applies every update, so a
 // version (one applied ApplyOrder) is global. Engines that run shards in separate processes
 // hold one ParameterServer per process restricted to its shard's range.
+//
+// An apply may use several threads (ServerOptions::apply_threads): each applies its own
+// contiguous share of the keys, split as shards are. Every key's arithmetic is the same whoever
+// does it, so the model's bits do not depend on the count.
 #pragma once
 
 #include <cstdint>
@@ -12,11 +16,17 @@
 #include "protocol/protocol.h"
 #include "server/lr_schedule.h"
 #include "server/sgd_optimizer.h"
+#include "server/thread_team.h"
 
 namespace hetps::server {
 
 struct ServerOptions {
   int shards = 1;
+  // Threads that apply each order together, the caller among them. One core's memory bandwidth
+  // bounds an apply of one gradient with momentum at about half of memcpy's (bench/README.md);
+  // more threads help only on cores nothing else uses meanwhile: an apply waits for its slowest
+  // thread. 1, the caller alone, never competes with workers or libtorch for a core.
+  int apply_threads = 1;
   SgdOptions sgd;
   double momentum = 0.9;
   LrScheduleOptions schedule;
@@ -46,9 +56,16 @@ class ParameterServer {
   double current_lr(int64_t samples_processed) const;
 
  private:
+  // The keys one team member applies within one shard, with their slice of the optimizer.
+  struct ApplyPart {
+    int member;
+    SgdOptimizer optimizer;
+  };
+
   std::vector<float> model_;
   std::vector<params::KeyRange> ranges_;
-  std::vector<SgdOptimizer> shards_;
+  std::vector<ApplyPart> parts_;
+  ThreadTeam team_;  // after parts_: its threads end before the parts they apply
   LrSchedule schedule_;
   double momentum_;
   protocol::OptimizerOverride override_;

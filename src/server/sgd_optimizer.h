@@ -26,12 +26,14 @@ class SgdOptimizer {
 
   const params::KeyRange& range() const { return range_; }
 
-  // One optimizer step on g = Σ weights[k]·gradients[k] (each a whole flat gradient), with
-  // torch.optim.SGD's semantics: d = g + wd·w; b = m·b + d; w −= lr·(nesterov ? d + m·b : b).
+  // One optimizer step on g = Σ weights[k]·gradients[k] (each a whole flat gradient, none
+  // overlapping the model), summed in k order with the weights as float, then torch.optim.SGD's
+  // step: d = g + wd·w; b = m·b + d; w −= lr·(nesterov ? d + m·b : b).
   void apply_gradients(std::span<const float* const> gradients, std::span<const double> weights,
                        double lr, double momentum);
 
-  // W += Σ weights[k]·deltas[k]; no server momentum (spec/baselines.md, apply rules).
+  // W += Σ weights[k]·deltas[k] (none overlapping the model); no server momentum
+  // (spec/baselines.md, apply rules).
   void merge_deltas(std::span<const float* const> deltas, std::span<const double> weights);
 
   // The optimizer state, for checkpoints.

@@ -252,6 +252,9 @@ TEST(ConfigErrors, RunLimitsAreChecked) {
   EXPECT_EQ(resolve_error({"run.threads_per_worker=0"}),
             "--set run.threads_per_worker=0: run.threads_per_worker must be an integer >= 1, got "
             "0");
+  EXPECT_EQ(resolve_error({"run.server_apply_threads=65"}),
+            "--set run.server_apply_threads=65: run.server_apply_threads must be an integer in "
+            "[1, 64], got 65");
   EXPECT_EQ(resolve_error({"run.stall_warning_s=0"}),
             "--set run.stall_warning_s=0: run.stall_warning_s must be a finite number > 0, got 0");
   EXPECT_EQ(resolve_error({"run.stall_timeout_s=inf"}),

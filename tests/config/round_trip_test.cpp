@@ -50,6 +50,7 @@ TEST(RoundTrip, EveryKindOfValue) {
       "protocol.staleness=8",
       "run.name=ssp:staleness=8",
       "run.threads_per_worker=2",
+      "run.server_apply_threads=3",
       "run.stall_warning_s=0.25",
       "run.stall_timeout_s=7",
   });
@@ -72,8 +73,8 @@ TEST(RoundTrip, TextIsReadableTomlInSchemaOrder) {
   EXPECT_THAT(text, HasSubstr("\n[protocol]\nname = \"ssp\"\nstaleness = "));
   EXPECT_THAT(text, HasSubstr("max_time = inf\n"));
   EXPECT_THAT(text, HasSubstr("\nfailures = []\n"));
-  EXPECT_THAT(text, HasSubstr("\nthreads_per_worker = 1\nstall_warning_s = 10.0\n"
-                              "stall_timeout_s = 120.0\n"));
+  EXPECT_THAT(text, HasSubstr("\nthreads_per_worker = 1\nserver_apply_threads = 1\n"
+                              "stall_warning_s = 10.0\nstall_timeout_s = 120.0\n"));
 }
 
 TEST(RoundTrip, FailuresAreWrittenAsInlineTables) {

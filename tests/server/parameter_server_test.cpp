@@ -1,5 +1,8 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+#include <random>
+
 #include "server/parameter_server.h"
 
 namespace hetps::server {
@@ -56,6 +59,71 @@ TEST(ParameterServerTest, MomentumOverrideReplacesTheConfiguredMomentum) {
   server.apply({protocol::UpdateKind::Gradient, {0}, {1.0}}, grads, 0);
   server.apply({protocol::UpdateKind::Gradient, {0}, {1.0}}, grads, 0);
   EXPECT_FLOAT_EQ(server.model()[0], -2.0f);  // no momentum: two plain steps
+}
+
+std::vector<float> random_values(size_t count, float scale, std::mt19937& rng) {
+  std::normal_distribution<float> normal(0.0f, scale);
+  std::vector<float> values(count);
+  for (auto& value : values) value = normal(rng);
+  return values;
+}
+
+// The model after four orders (three gradients of unequal weights, one of weight 1, a delta,
+// three gradients again) on a server with the given shards and apply threads.
+std::vector<float> model_after_orders(size_t size, int shards, int apply_threads, bool nesterov) {
+  std::mt19937 rng(11);
+  ServerOptions options;
+  options.shards = shards;
+  options.apply_threads = apply_threads;
+  options.momentum = 0.9;
+  options.sgd = {nesterov, 1e-4};
+  options.schedule.base_lr = 0.05;
+  ParameterServer server(layout_of(static_cast<int64_t>(size)), random_values(size, 1.0f, rng),
+                         options);
+  std::vector<std::vector<float>> updates;
+  for (int k = 0; k < 3; ++k) updates.push_back(random_values(size, 0.01f, rng));
+  const float* payloads[] = {updates[0].data(), updates[1].data(), updates[2].data()};
+  const protocol::ApplyOrder three{protocol::UpdateKind::Gradient, {0, 1, 2}, {0.5, 0.3, 0.2}};
+  server.apply(three, payloads, 0);
+  server.apply({protocol::UpdateKind::Gradient, {0}, {1.0}}, std::span(payloads, 1), 0);
+  server.apply({protocol::UpdateKind::Delta, {1}, {0.25}}, std::span(payloads + 1, 1), 0);
+  server.apply(three, payloads, 0);
+  const auto model = server.model();
+  return {model.begin(), model.end()};
+}
+
+TEST(ParameterServerTest, ApplyThreadsDoNotChangeTheBits) {
+  // Sizes that leave remainders: beside the shards', the threads' shares and the
+  // 8192-key blocks in which several gradients are summed.
+  for (size_t size : {1u, 7u, 2049u, 10007u}) {
+    for (int shards : {1, 3}) {
+      for (bool nesterov : {false, true}) {
+        const auto serial = model_after_orders(size, shards, 1, nesterov);
+        for (int threads : {2, 3}) {
+          const auto parallel = model_after_orders(size, shards, threads, nesterov);
+          EXPECT_EQ(std::memcmp(parallel.data(), serial.data(), size * sizeof(float)), 0)
+              << "size " << size << ", shards " << shards << ", threads " << threads
+              << ", nesterov " << nesterov;
+        }
+      }
+    }
+  }
+}
+
+TEST(ParameterServerTest, RejectsFewerThanOneApplyThread) {
+  ServerOptions options;
+  options.apply_threads = 0;
+  EXPECT_THROW(ParameterServer(layout_of(3), std::vector<float>(3), options),
+               std::invalid_argument);
+}
+
+TEST(ParameterServerTest, RejectsAnOrderWithoutPayloads) {
+  ServerOptions options;
+  options.apply_threads = 2;
+  ParameterServer server(layout_of(3), std::vector<float>(3), options);
+  EXPECT_THROW(server.apply({protocol::UpdateKind::Gradient, {}, {}}, {}, 0),
+               std::invalid_argument);
+  EXPECT_EQ(server.version(), 0);
 }
 
 TEST(ParameterServerTest, RejectsAModelOfTheWrongSize) {

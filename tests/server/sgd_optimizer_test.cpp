@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "server/lr_schedule.h"
 #include "server/sgd_optimizer.h"
 
@@ -51,6 +53,44 @@ TEST(SgdOptimizerTest, Nesterov) {
   double weights[] = {1.0};
   optimizer.apply_gradients(grads, weights, 0.1, 0.9);
   EXPECT_NEAR(w[0], -0.19, 1e-6);
+}
+
+TEST(SgdOptimizerTest, SeveralGradientsGiveTheBitsOfTorchSgdKeyByKey) {
+  // Six gradients (more than are summed in one pass) over two 8192-key blocks and a remainder.
+  // The reference is torch.optim.SGD's step written per key in float: the gradients summed in
+  // order from 0 with the weights rounded to float.
+  const size_t size = 2 * 8192 + 5;
+  const size_t count = 6;
+  const double weights[] = {0.3, 0.2, 0.1, 0.15, 0.05, 0.2};
+  const float m = 0.9f, lr = 0.05f, decay = 1e-3f;
+  std::vector<std::vector<float>> gradients(count, std::vector<float>(size));
+  std::vector<const float*> grads;
+  for (size_t k = 0; k < count; ++k) {
+    for (size_t i = 0; i < size; ++i) gradients[k][i] = static_cast<float>((i + k) % 13) * 0.011f;
+    grads.push_back(gradients[k].data());
+  }
+  std::vector<float> initial(size);
+  for (size_t i = 0; i < size; ++i) initial[i] = static_cast<float>(i % 17) * 0.37f - 2.0f;
+  for (bool nesterov : {false, true}) {
+    std::vector<float> w = initial;
+    SgdOptimizer optimizer({0, size}, w, SgdOptions{nesterov, decay});
+    std::vector<float> expected = initial;
+    std::vector<float> buffer(size, 0.0f);
+    for (int step = 0; step < 2; ++step) {
+      optimizer.apply_gradients(grads, weights, lr, m);
+      for (size_t i = 0; i < size; ++i) {
+        float g = 0.0f;
+        for (size_t k = 0; k < count; ++k) g += static_cast<float>(weights[k]) * gradients[k][i];
+        const float d = g + decay * expected[i];
+        buffer[i] = m * buffer[i] + d;
+        expected[i] -= lr * (nesterov ? d + m * buffer[i] : buffer[i]);
+      }
+    }
+    EXPECT_EQ(std::memcmp(w.data(), expected.data(), size * sizeof(float)), 0)
+        << "nesterov " << nesterov;
+    EXPECT_EQ(std::memcmp(optimizer.momentum_buffer().data(), buffer.data(), size * sizeof(float)),
+              0);
+  }
 }
 
 TEST(SgdOptimizerTest, MergesWeightedDeltasWithoutMomentum) {
