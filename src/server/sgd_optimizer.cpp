@@ -111,9 +111,10 @@ HETPS_VECTOR_KERNEL void add(float* w, const Fold& fold, size_t count) {
   fold_keys(fold, count, [&](size_t i, float u) { w[i] += u; });
 }
 
-// sums += the fold's updates, in place (the fold starts from `sums`).
-HETPS_VECTOR_KERNEL void fold_into(float* sums, const Fold& fold, size_t count) {
-  fold_keys(fold, count, [&](size_t i, float u) { sums[i] = u; });
+// out = the fold's value, key by key: each key is read before it is written, so `out` may be
+// the fold's start (a block of sums) or one of its updates.
+HETPS_VECTOR_KERNEL void fold_into(float* out, const Fold& fold, size_t count) {
+  fold_keys(fold, count, [&](size_t i, float u) { out[i] = u; });
 }
 
 void check_same_size(std::span<const float* const> updates, std::span<const double> weights) {
@@ -171,6 +172,13 @@ void SgdOptimizer::merge_deltas(std::span<const float* const> deltas,
                                 std::span<const double> weights) {
   for_each_combined(deltas, weights, range_, [&](size_t offset, const Fold& u, size_t count) {
     add(params_ + offset, u, count);
+  });
+}
+
+void weighted_sum(std::span<const float* const> updates, std::span<const double> weights,
+                  const params::KeyRange& range, float* out) {
+  for_each_combined(updates, weights, range, [&](size_t offset, const Fold& fold, size_t count) {
+    fold_into(out + range.begin + offset, fold, count);
   });
 }
 

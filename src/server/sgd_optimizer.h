@@ -47,4 +47,10 @@ class SgdOptimizer {
   std::vector<float> momentum_;
 };
 
+// out[range] = Σ weights[k]·updates[k][range], summed in k order from 0 exactly as an apply
+// sums them: a community leader's merge (worker::merge_updates) then gives the bits of a BSP
+// round's mean. `out` is a whole flat buffer and may be one of the updates.
+void weighted_sum(std::span<const float* const> updates, std::span<const double> weights,
+                  const params::KeyRange& range, float* out);
+
 }  // namespace hetps::server

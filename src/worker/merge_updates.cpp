@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "server/sgd_optimizer.h"
+
 namespace hetps::worker {
 namespace {
 
@@ -33,24 +35,13 @@ protocol::UpdateInfo merge_updates(std::vector<Contribution> contributions, std:
   }
   const protocol::UpdateInfo leader = contributions.front().info;
   std::ranges::sort(contributions, {}, [](const Contribution& c) { return c.info.worker; });
-  std::vector<float> weights;
+  std::vector<const float*> updates;
+  std::vector<double> weights;
   for (const auto& contribution : contributions) {
-    weights.push_back(static_cast<float>(static_cast<double>(contribution.info.samples) /
-                                         static_cast<double>(total)));
+    updates.push_back(contribution.update);
+    weights.push_back(static_cast<double>(contribution.info.samples) / static_cast<double>(total));
   }
-  // A block of sums at a time, so that `out` may alias a contribution: each block is read whole
-  // before it is written.
-  constexpr size_t kBlock = 2048;
-  float sums[kBlock];
-  for (size_t start = 0; start < out.size(); start += kBlock) {
-    const size_t count = std::min(kBlock, out.size() - start);
-    std::fill_n(sums, count, 0.0f);
-    for (size_t k = 0; k < contributions.size(); ++k) {
-      const float* u = contributions[k].update + start;
-      for (size_t j = 0; j < count; ++j) sums[j] += weights[k] * u[j];
-    }
-    std::copy_n(sums, count, out.begin() + static_cast<std::ptrdiff_t>(start));
-  }
+  server::weighted_sum(updates, weights, {0, out.size()}, out.data());
   return merged_info(contributions, leader, total);
 }
 

@@ -1,7 +1,7 @@
 // A community leader's merge (protocol.h, "Leaders"): the one update it pushes for itself and
 // its members is the sample-weighted mean of theirs. Every engine merges with this function, so
 // a community round ends on the same bits everywhere; with equal batches it is exactly the mean
-// the server takes of a BSP round (same weights, same order, summed from zero in float).
+// the server takes of a BSP round (same weights, same order: server::weighted_sum).
 #pragma once
 
 #include <span>
