@@ -162,4 +162,25 @@ TEST_P(EngineContract, LeaderRoundsGoOnAfterALeaderOrAMemberCrashes) {
   }
 }
 
+// Sync-Switch switches in place on every engine, after exactly round(x·S) BSP rounds.
+TEST_P(EngineContract, SyncSwitchLeavesBspAfterItsBudgetOfRounds) {
+  config::Config config = contract_config("sync_switch");
+  config.protocol.params["bsp_fraction"] = 0.5;  // S = 40 rounds of 3 × 16 samples: 20 in BSP
+  config.train.momentum = 0.9;
+  Outcome sync_switch = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(sync_switch.summary.stop_reason, "max_samples");
+  std::vector<nlohmann::json> phases;
+  for (const auto& event : sync_switch.log.events) {
+    if (event.at("type") == "phase") phases.push_back(event);
+  }
+  ASSERT_EQ(phases.size(), 1u);
+  EXPECT_EQ(phases[0].at("reason"), "budget");
+  EXPECT_EQ(phases[0].at("bsp_rounds"), 20);
+  EXPECT_DOUBLE_EQ(phases[0].at("lr_scale").get<double>(), 1.0 / 3);
+  EXPECT_DOUBLE_EQ(phases[0].at("momentum").get<double>(), 0.3);
+  // 20 rounds, then one update per push for the other 20 rounds' samples.
+  EXPECT_EQ(sync_switch.summary.updates, 20 + 3 * 20);
+}
+
 }  // namespace hetps::testing
