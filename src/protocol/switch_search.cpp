@@ -1,0 +1,30 @@
+#include "protocol/switch_search.h"
+
+namespace hetps::protocol {
+
+SwitchSearchResult search_switch_point(const std::function<double(double)>& final_accuracy,
+                                       const SwitchSearchOptions& options) {
+  SwitchSearchResult result;
+  result.tolerance = options.tolerance;
+  result.bsp_accuracy = final_accuracy(1.0);
+  const auto holds = [&](double x) {
+    const double accuracy = final_accuracy(x);
+    result.candidates.push_back({x, accuracy});
+    return accuracy >= result.bsp_accuracy - options.tolerance;
+  };
+  double held = 1.0;  // the smallest x that held so far
+  for (double x = 0.5; x >= options.smallest; x /= 2) {
+    if (!holds(x)) {
+      if (options.refine) {
+        const double between = (held + x) / 2;
+        if (holds(between)) held = between;
+      }
+      break;
+    }
+    held = x;
+  }
+  result.chosen = held;
+  return result;
+}
+
+}  // namespace hetps::protocol
