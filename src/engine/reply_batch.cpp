@@ -19,9 +19,29 @@ std::vector<ReplyBatch::Route> ReplyBatch::take() {
     return std::ranges::any_of(pending_,
                                [&](const Route& route) { return route.worker == worker; });
   };
+  // A leader hands on plain replies only: one that makes its receiver a leader in turn carries
+  // that leader's members, and a leader relayed itself has nothing to hand on yet.
   for (Route& route : pending_) {
     const int leader = merged_by_[static_cast<size_t>(route.worker)];
-    if (leader != protocol::kServer && answered(leader)) route.via = leader;
+    if (leader != protocol::kServer && route.plan.gather_from.empty() && answered(leader)) {
+      route.via = leader;
+    }
+  }
+  const auto relayed_itself = [&](int worker) {
+    return std::ranges::any_of(pending_, [&](const Route& route) {
+      return route.worker == worker && route.via != protocol::kServer;
+    });
+  };
+  std::vector<int> through_relayed;
+  for (const Route& route : pending_) {
+    if (route.via != protocol::kServer && relayed_itself(route.via)) {
+      through_relayed.push_back(route.worker);
+    }
+  }
+  for (Route& route : pending_) {
+    if (std::ranges::find(through_relayed, route.worker) != through_relayed.end()) {
+      route.via = protocol::kServer;
+    }
   }
   std::vector<Route> direct;
   std::vector<Route> relayed;

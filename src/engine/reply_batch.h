@@ -2,8 +2,9 @@
 // protocol makes while it handles one message and sends them when the handling ends or before
 // the next apply (the model must be the one each reply was made with). A reply to a worker
 // whose last update a leader merged goes through that leader when the leader is answered in the
-// same batch: the server sends the model once, and the leader hands it on. Every engine routes
-// with this class, so the bytes each link carries are the same on all of them.
+// same batch, straight from the server: the server sends the model once, and the leader hands it
+// on. A reply that makes its worker a leader (its plan gathers) always comes from the server.
+// Every engine routes with this class.
 #pragma once
 
 #include <vector>

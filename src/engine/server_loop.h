@@ -98,6 +98,7 @@ class ServerLoop : public protocol::Actions {
   void reply_pull(int worker, const protocol::WorkerPlan& plan) override;
   void discard(int update_id) override { state_.discard(update_id); }
   void set_optimizer(const protocol::OptimizerOverride& settings) override {
+    send_replies();  // made with the learning rate before this change
     state_.server().set_override(settings);
   }
   void record(const protocol::ProtocolEvent& event) override { state_.record(event, now()); }

@@ -1,5 +1,6 @@
 #include "engine/server_state.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -91,9 +92,12 @@ void ServerState::check_plan(int worker, const protocol::WorkerPlan& plan) const
     fail(fmt::format("both leads and sends to leader {}: a leader pushes to the server",
                      plan.send_to));
   }
-  for (int member : plan.gather_from) {
-    if (!is_other_worker(member)) {
-      fail(fmt::format("gathers from worker {}, which is not another worker", member));
+  for (auto member = plan.gather_from.begin(); member != plan.gather_from.end(); ++member) {
+    if (!is_other_worker(*member)) {
+      fail(fmt::format("gathers from worker {}, which is not another worker", *member));
+    }
+    if (std::find(plan.gather_from.begin(), member, *member) != member) {
+      fail(fmt::format("gathers from worker {} twice", *member));
     }
   }
 }

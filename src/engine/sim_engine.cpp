@@ -149,6 +149,7 @@ double SimEngine::servers_free_at() const {
 
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   state_.check_plan(worker, plan);
+  if (crashed(worker)) return;
   replies_.add(worker, plan);
 }
 
@@ -167,7 +168,8 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
   }
   double sent = servers_free_at();
   double pulled = 0;
-  if (route.via == protocol::kServer) {
+  // A silent leader hands nothing on: the server sends the model itself.
+  if (route.via == protocol::kServer || clocks_[static_cast<size_t>(route.via)].silent) {
     pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
     state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
   } else {
@@ -181,10 +183,18 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
   clock.model_arrived = pulled;
   clock.leader = plan.send_to;
   clock.awaited_members.clear();
-  for (int member : plan.gather_from) {
-    if (!crashed(member)) clock.awaited_members.push_back(member);
-  }
   clock.gathered.clear();
+  for (int member : plan.gather_from) {
+    if (crashed(member)) continue;
+    const auto early = std::ranges::find_if(
+        clock.early_updates, [&](int id) { return state_.pool().at(id).info.worker == member; });
+    if (early == clock.early_updates.end()) {
+      clock.awaited_members.push_back(member);
+    } else {
+      clock.gathered.push_back(*early);
+      clock.early_updates.erase(early);
+    }
+  }
   clock.own_update_ready = false;
 
   // The steps are computed now, on the model this reply carries; only their delivery waits.
@@ -229,7 +239,6 @@ void SimEngine::send_update(int update_id) {
     return;
   }
   const double arrived = network_->send(info.worker, clock.leader, model_bytes_, now_);
-  state_.stats().add_bytes_worker_to_worker(static_cast<int64_t>(model_bytes_));
   info.comm_seconds = (arrived - now_) + clock.last_pull_seconds;
   schedule(arrived, EventKind::MemberUpdateArrives, info.worker, update_id);
 }
@@ -254,10 +263,9 @@ void SimEngine::gather(int leader, int update_id) {
   }
   const auto awaited = std::ranges::find(clock.awaited_members, member);
   if (awaited == clock.awaited_members.end()) {
-    throw std::logic_error(
-        fmt::format("protocol {}: worker {} sent its update to worker {}, "
-                    "which does not gather from it",
-                    config_.protocol.name, member, leader));
+    // The member was answered before its leader: its update waits for the leader's plan.
+    clock.early_updates.push_back(update_id);
+    return;
   }
   clock.awaited_members.erase(awaited);
   clock.gathered.push_back(update_id);
@@ -275,6 +283,9 @@ void SimEngine::push_merged_when_complete(int leader) {
     contributions.push_back({state_.pool().at(id).info, state_.pool().buffer(id).data()});
   }
   protocol::UpdateInfo merged = worker::merge_updates(contributions, state_.pool().buffer(own));
+  // Counted as merged, as every engine counts them: a push lost with its leader is not.
+  state_.stats().add_bytes_worker_to_worker(static_cast<int64_t>(model_bytes_) *
+                                            static_cast<int64_t>(clock.gathered.size()));
   for (int id : clock.gathered) state_.discard(id);
   clock.gathered.clear();
   clock.own_update_ready = false;
@@ -317,7 +328,12 @@ void SimEngine::fail(int worker) {
     stranded.push_back(state_.pool().at(id).info.worker);
     state_.discard(id);
   }
+  for (int id : clock.early_updates) {
+    stranded.push_back(state_.pool().at(id).info.worker);
+    state_.discard(id);
+  }
   clock.gathered.clear();
+  clock.early_updates.clear();
   clock.awaited_members.clear();
   inspector_.settle(worker);
   for (int leader = 0; leader < static_cast<int>(clocks_.size()); ++leader) {
@@ -351,6 +367,7 @@ int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
 void SimEngine::discard(int update_id) { state_.discard(update_id); }
 
 void SimEngine::set_optimizer(const protocol::OptimizerOverride& settings) {
+  send_replies();  // made with the learning rate before this change
   state_.server().set_override(settings);
 }
 

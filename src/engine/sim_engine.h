@@ -75,6 +75,7 @@ class SimEngine : public protocol::Actions {
     // computed, is `update_in_flight`) and whether its own steps are done.
     std::vector<int> awaited_members;
     std::vector<int> gathered;
+    std::vector<int> early_updates;  // from members answered before it: for its next round
     bool own_update_ready = false;
   };
 

@@ -4,6 +4,7 @@
 #include <exception>
 #include <limits>
 #include <optional>
+#include <set>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -34,6 +35,9 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     if (link.now() < fails_at) return std::nullopt;  // the clock stood still (an evaluation)
     return false;
   };
+  // Members announced dead: an update of theirs may still come after the notice (on mpi the
+  // two travel from different senders), and is then dropped.
+  std::set<int> announced_gone;
   // A leader's round: every member's update (or death), merged into the leader's own.
   const auto gather = [&](const protocol::WorkerPlan& plan, protocol::UpdateInfo& info,
                           std::span<float> update) -> std::optional<bool> {
@@ -45,9 +49,11 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
         if (const auto ended = nothing_came()) return ended;
         continue;
       }
+      if (message->gone) announced_gone.insert(message->member);
       const auto it = std::ranges::find(awaited, message->member);
       if (it == awaited.end()) {
-        if (message->gone) continue;  // it died after sending: its update is already here
+        // A death after the member's update arrived, or an update after its death notice.
+        if (message->gone || announced_gone.contains(message->member)) continue;
         throw std::logic_error(
             fmt::format("worker {} got an update from worker {}, which it "
                         "does not gather from",

@@ -174,7 +174,11 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
       stop_seen_ = stop_received_ = true;
       return;
     case kReplyHeader:
-      take_reply(source, false);  // too late to use: taken so that its sender's send completes
+      // Too late to use: taken so that its sender's send completes. A dead leader still hands
+      // on the replies relayed through it while the run goes on (as the threads engine, whose
+      // relays do not pass through the leader's thread), so that its members are not left
+      // waiting.
+      take_reply(source, gone_ && !stop_seen_);
       return;
     case kMemberGone:
       take_ids(message, comm_);

@@ -19,10 +19,11 @@
 // pushes one update: the sample-weighted mean of its own and theirs, summed in worker-id order
 // (worker::merge_updates), with `UpdateInfo::members` naming them. That push stands for every
 // contributor's: the engine calls `on_update` once, then `on_pull_request` for the leader and
-// for each member in id order. Replies made to a leader and to workers whose updates it merged,
-// while the engine handles one message and with no apply between them, travel as one: the
-// server sends the model to the leader, which hands it on (worker-to-worker bytes). Any other
-// reply comes from the server. A member that dies is dropped from its leader's wait; a leader
+// for each member in id order. A reply to a worker whose last update a leader merged travels
+// through that leader when the leader is answered in the same batch (the replies made while the
+// engine handles one message, with no apply or optimizer change between them): the server sends
+// the model to the leader, which hands it on (worker-to-worker bytes; engine::ReplyBatch). Any
+// other reply comes from the server. A member that dies is dropped from its leader's wait; a leader
 // that dies takes the updates it holds or awaits with it, and each member that owed it one
 // pulls from the server once its own steps are done.
 #pragma once

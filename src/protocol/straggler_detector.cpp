@@ -50,6 +50,8 @@ StragglerDetector::Change StragglerDetector::observe(int worker, double step_sec
   return change;
 }
 
+void StragglerDetector::forget(int worker) { workers_[static_cast<size_t>(worker)] = {}; }
+
 int StragglerDetector::stragglers() const {
   return static_cast<int>(std::ranges::count(workers_, true, &WorkerSteps::flagged));
 }

@@ -33,6 +33,9 @@ class StragglerDetector {
   // its profile holds at least `window` steps.
   Change observe(int worker, double step_seconds, double now);
 
+  // `worker` is dead: it is no straggler, and its profile no longer counts.
+  void forget(int worker);
+
   bool is_straggler(int worker) const { return at(worker).flagged; }
   int stragglers() const;
   // The worker's profiled step time (0 before its first step) and its recent one over that.

@@ -43,9 +43,19 @@ void SyncSwitch::on_update(const UpdateInfo& update, Actions& actions) {
 }
 
 void SyncSwitch::on_worker_failed(int worker, Actions& actions) {
-  // In BSP the barrier shrinks; in ASP nothing waits for anyone.
+  // In BSP the barrier shrinks; in ASP nothing waits for anyone. A dead straggler is gone.
   bsp_.on_worker_failed(worker, actions);
-  if (phase_ == Phase::Bsp && bsp_.rounds_closed() >= bsp_budget_) leave_bsp("budget", actions);
+  detector_.forget(worker);
+  if (phase_ == Phase::Bsp && bsp_.rounds_closed() >= bsp_budget_) {
+    leave_bsp("budget", actions);
+  } else if (may_return_to_bsp()) {
+    return_to_bsp(actions);
+  }
+}
+
+bool SyncSwitch::may_return_to_bsp() const {
+  return phase_ == Phase::Asp && asp_reason_ == "straggler" && detector_.stragglers() == 0 &&
+         bsp_.rounds_closed() < bsp_budget_;
 }
 
 void SyncSwitch::leave_bsp(const std::string& reason, Actions& actions) {
@@ -88,11 +98,7 @@ void SyncSwitch::watch_stragglers(const UpdateInfo& update, Actions& actions) {
   if (change == StragglerDetector::Change::Cleared) {
     details["state"] = "cleared";
     actions.record({"straggler", details});
-    const bool budget_left = bsp_.rounds_closed() < bsp_budget_;
-    if (phase_ == Phase::Asp && asp_reason_ == "straggler" && detector_.stragglers() == 0 &&
-        budget_left) {
-      return_to_bsp(actions);
-    }
+    if (may_return_to_bsp()) return_to_bsp(actions);
     return;
   }
   details["state"] = "detected";

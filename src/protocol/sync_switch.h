@@ -59,6 +59,8 @@ class SyncSwitch : public Protocol {
   enum class Phase { Bsp, Asp };
 
   void leave_bsp(const std::string& reason, Actions& actions);
+  // Greedy and elastic go back once no straggler remains and BSP rounds are left.
+  bool may_return_to_bsp() const;
   void return_to_bsp(Actions& actions);
   void apply_asp(int update_id, Actions& actions);
   void watch_stragglers(const UpdateInfo& update, Actions& actions);

@@ -72,7 +72,7 @@ void SynchronousRounds::restore_state(const nlohmann::json& state) {
   live_ = state.at("live").get<std::set<int>>();
   contributions_ = state.at("contributions").get<std::map<int, int>>();
   held_pulls_ = state.at("held_pulls").get<std::set<int>>();
-  rounds_closed_ = state.at("rounds_closed").get<int64_t>();
+  rounds_closed_ = state.value("rounds_closed", int64_t{0});  // absent from older states
 }
 
 }  // namespace hetps::protocol

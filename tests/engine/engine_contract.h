@@ -132,8 +132,34 @@ TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
   EXPECT_EQ(leaders.summary.updates, 24);
   EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
       << GetParam();
-  EXPECT_EQ(leaders.summary.bytes_to_server * 3, simulated.summary.bytes_to_server);
-  EXPECT_GE(leaders.summary.bytes_worker_to_worker, 2 * 24 * leaders.summary.bytes_to_server / 24);
+  // Per round: one push to the server and one model from it; two members' pushes to the
+  // leader and two models handed on (the first round's models all come from the server).
+  const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
+  EXPECT_EQ(model_bytes * 24 * 3, simulated.summary.bytes_to_server);
+  EXPECT_EQ(leaders.summary.bytes_from_server, (3 + 24) * model_bytes);
+  EXPECT_EQ(leaders.summary.bytes_worker_to_worker, (2 * 24 + 2 * 24) * model_bytes);
+}
+
+// Leadership that passes round after round: the new leader's reply (with its members) comes
+// from the server, the old leader hands the model on to the third worker. Still BSP's bits.
+TEST_P(EngineContract, LeadershipCanPassEveryRound) {
+  const auto leader_rounds = LeaderRounds::registration();
+  config::Config config = contract_config("leader_rounds");
+  config.protocol.params["split"] = 3.0;
+  config.protocol.params["rotate"] = 1.0;
+  config.train.max_samples = 3 * 16 * 24;
+  Outcome leaders = run_small(config);
+  config::Config bsp = contract_config("bsp");
+  bsp.train.max_samples = config.train.max_samples;
+  bsp.engine = "sim";
+  Outcome simulated = run_small(bsp);
+  if (!primary(config)) return;
+  EXPECT_EQ(leaders.summary.updates, 24);
+  EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
+      << GetParam();
+  const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
+  EXPECT_EQ(leaders.summary.bytes_from_server, (3 + 2 * 24) * model_bytes);
+  EXPECT_EQ(leaders.summary.bytes_worker_to_worker, (2 * 24 + 24) * model_bytes);
 }
 
 // A community of everyone loses its leader (worker 0) or a member (worker 2) mid-run: what the

@@ -16,13 +16,15 @@ namespace hetps::testing {
 
 class LeaderRounds : public protocol::Protocol {
  public:
-  explicit LeaderRounds(int split) : split_(split) {}
+  // `rotate`: each round of a community is led by its next member in turn, else by its first.
+  LeaderRounds(int split, bool rotate) : split_(split), rotate_(rotate) {}
 
   std::string name() const override { return "leader_rounds"; }
   void start(const protocol::RunShape& shape, protocol::Actions&) override {
     communities_.assign(2, {});
     for (int w = 0; w < shape.workers; ++w) communities_[w < split_ ? 0 : 1].push_back(w);
     waiting_.assign(2, {});
+    rounds_.assign(2, 0);
   }
   void on_pull_request(int worker, protocol::Actions& actions) override {
     const size_t c = community_of(worker);
@@ -46,10 +48,12 @@ class LeaderRounds : public protocol::Protocol {
     return protocol::ProtocolRegistration(
         {"leader_rounds",
          "test: two fixed communities with leader aggregation",
-         {{"split", 1000.0, "workers in the first community", 1, 1000, true, {}}},
+         {{"split", 1000.0, "workers in the first community", 1, 1000, true, {}},
+          {"rotate", 0.0, "1: the leadership rotates every round", 0, 1, true, {}}},
          [](const config::ProtocolParams& params) {
            return std::make_unique<LeaderRounds>(
-               static_cast<int>(std::get<double>(params.at("split"))));
+               static_cast<int>(std::get<double>(params.at("split"))),
+               std::get<double>(params.at("rotate")) == 1.0);
          }});
   }
 
@@ -60,16 +64,21 @@ class LeaderRounds : public protocol::Protocol {
     const std::vector<int>& members = communities_[c];
     if (members.empty() || waiting_[c].size() < members.size()) return;
     waiting_[c].clear();
-    const int leader = members.front();
+    const size_t first = rotate_ ? static_cast<size_t>(rounds_[c]++) % members.size() : 0;
+    const int leader = members[first];
     protocol::WorkerPlan leads;
-    leads.gather_from.assign(members.begin() + 1, members.end());
-    actions.reply_pull(leader, leads);
     protocol::WorkerPlan follows;
     follows.send_to = leader;
-    for (size_t k = 1; k < members.size(); ++k) actions.reply_pull(members[k], follows);
+    for (int member : members) {
+      if (member != leader) leads.gather_from.push_back(member);
+    }
+    // Members first, as a barrier answers in worker order.
+    for (int member : members) actions.reply_pull(member, member == leader ? leads : follows);
   }
 
   int split_;
+  bool rotate_;
+  std::vector<int> rounds_;
   std::vector<std::vector<int>> communities_;
   std::vector<std::set<int>> waiting_;
 };

@@ -49,5 +49,28 @@ TEST(ReplyBatchTest, ARelayIsForTheRoundAfterAMergeOnly) {
             (std::vector<std::pair<int, int>>{{1, kServer}, {0, kServer}}));
 }
 
+// A member that becomes a leader gets its members' list from the server, and nothing is handed
+// on by a leader that is itself relayed.
+TEST(ReplyBatchTest, NewLeadersAndChainsComeFromTheServer) {
+  ReplyBatch batch(4);
+  batch.merged(0, {1});
+  batch.merged(1, {2});  // an earlier round: worker 1 led worker 2, still unanswered
+  batch.add(0, {});
+  protocol::WorkerPlan leads;
+  leads.gather_from = {3};
+  batch.add(1, leads);
+  batch.add(2, {});
+  EXPECT_EQ(workers_and_vias(batch),
+            (std::vector<std::pair<int, int>>{{0, kServer}, {1, kServer}, {2, 1}}));
+
+  batch.merged(0, {1});
+  batch.merged(1, {2});
+  batch.add(0, {});
+  batch.add(1, {});
+  batch.add(2, {});
+  EXPECT_EQ(workers_and_vias(batch),
+            (std::vector<std::pair<int, int>>{{0, kServer}, {2, kServer}, {1, 0}}));
+}
+
 }  // namespace
 }  // namespace hetps::engine

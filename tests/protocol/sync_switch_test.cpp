@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <queue>
+#include <set>
 
 #include "protocol/registry.h"
 #include "support/recording_actions.h"
@@ -30,6 +31,10 @@ class Driver {
     for (int64_t u = 0; u < updates; ++u) {
       const Push push = pushes_.top();
       pushes_.pop();
+      if (dead_.contains(push.worker)) {
+        --u;
+        continue;
+      }
       now_ = push.time;
       UpdateInfo info;
       info.id = next_id_++;
@@ -45,8 +50,8 @@ class Driver {
 
   // Applies of more than one update: BSP rounds.
   int64_t rounds() const {
-    return std::ranges::count_if(actions.applied,
-                                 [](const ApplyOrder& order) { return order.update_ids.size() > 1; });
+    return std::ranges::count_if(
+        actions.applied, [](const ApplyOrder& order) { return order.update_ids.size() > 1; });
   }
   std::vector<std::string> phases() const {
     std::vector<std::string> phases;
@@ -59,6 +64,11 @@ class Driver {
     return phases;
   }
   double now() const { return now_; }
+  void kill(int worker) {
+    dead_.insert(worker);
+    protocol_.on_worker_failed(worker, actions);
+    schedule_answered();
+  }
 
   RecordingActions actions;
 
@@ -83,6 +93,7 @@ class Driver {
   std::priority_queue<Push, std::vector<Push>, std::greater<>> pushes_;
   double now_ = 0;
   int next_id_ = 0;
+  std::set<int> dead_;
 };
 
 std::unique_ptr<Protocol> make_sync_switch(config::ProtocolParams params) {
@@ -146,8 +157,8 @@ TEST(SyncSwitchTest, GreedyLeavesBspAtADetectionAndComesBackWhenItIsGone) {
   auto protocol = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);  // 100 BSP rounds
   driver.run_updates(3 * 200);
-  EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone",
-                                                        "asp:budget"}));
+  EXPECT_EQ(driver.phases(),
+            (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone", "asp:budget"}));
   EXPECT_EQ(driver.rounds(), 100) << "exactly the BSP budget is spent in BSP";
   // Back in BSP, BSP's own optimizer.
   const auto& back = driver.actions.optimizer_changes.at(1);
@@ -187,6 +198,21 @@ TEST(SyncSwitchTest, ElasticLeavesOnlyWhenTheExpectedLossIsWorthTheSwitch) {
   }
   EXPECT_EQ(left, (std::vector<bool>{false, true}));
   EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone"}));
+}
+
+// A straggler that dies is no straggler: greedy returns to BSP and spends its budget there.
+TEST(SyncSwitchTest, GreedyReturnsToBspWhenTheStragglerDies) {
+  auto protocol = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  const auto slowed_for_good = [](int worker, double now) {
+    return worker == 2 && now >= 30 ? 3.0 : 1.0;
+  };
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, slowed_for_good);
+  while (driver.phases().empty()) driver.run_updates(1);
+  EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler"}));
+  driver.kill(2);
+  EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone"}));
+  driver.run_updates(2 * 200);
+  EXPECT_EQ(driver.rounds(), 100);
 }
 
 TEST(SyncSwitchTest, StateRoundTripsMidRun) {
