@@ -115,49 +115,48 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
   EXPECT_EQ(hung.log.events.back().at("type"), "stalled");
 }
 
-// Leaders (protocol.h): one community of everyone, its mean taken at the leader, is BSP; its
-// members' updates and the relayed models travel between workers, one push per round reaches
-// the server.
+// Leaders (protocol.h): one community of everyone, its mean taken at the leader, is BSP, bit for
+// bit, whoever leads; its members' updates and the relayed models travel between workers, one
+// push per round reaches the server. Checks those and returns the model's bytes.
+int64_t expect_24_bsp_rounds_by_leaders(EngineContract& test, const Outcome& leaders,
+                                        const config::Config& config) {
+  config::Config bsp = config;
+  bsp.protocol = {"bsp", {}};
+  bsp.engine = "sim";
+  const Outcome simulated = run_small(bsp);
+  const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
+  EXPECT_EQ(leaders.summary.updates, 24);
+  EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
+      << test.GetParam();
+  EXPECT_EQ(model_bytes * 24 * 3, simulated.summary.bytes_to_server);
+  return model_bytes;
+}
+
 TEST_P(EngineContract, LeadersMergeTheirMembersUpdatesIntoOnePush) {
   const auto leader_rounds = LeaderRounds::registration();
   config::Config config = contract_config("leader_rounds");
   config.protocol.params["split"] = 3.0;
   config.train.max_samples = 3 * 16 * 24;
-  Outcome leaders = run_small(config);
-  config::Config bsp = contract_config("bsp");
-  bsp.train.max_samples = config.train.max_samples;
-  bsp.engine = "sim";
-  Outcome simulated = run_small(bsp);
+  const Outcome leaders = run_small(config);
   if (!primary(config)) return;
-  EXPECT_EQ(leaders.summary.updates, 24);
-  EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
-      << GetParam();
-  // Per round: one push to the server and one model from it; two members' pushes to the
-  // leader and two models handed on (the first round's models all come from the server).
-  const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
-  EXPECT_EQ(model_bytes * 24 * 3, simulated.summary.bytes_to_server);
+  const int64_t model_bytes = expect_24_bsp_rounds_by_leaders(*this, leaders, config);
+  // Per round one model from the server and two handed on by the leader (the first round's all
+  // come from the server), and two members' pushes to the leader.
   EXPECT_EQ(leaders.summary.bytes_from_server, (3 + 24) * model_bytes);
   EXPECT_EQ(leaders.summary.bytes_worker_to_worker, (2 * 24 + 2 * 24) * model_bytes);
 }
 
 // Leadership that passes round after round: the new leader's reply (with its members) comes
-// from the server, the old leader hands the model on to the third worker. Still BSP's bits.
+// from the server, the old leader hands the model on to the third worker.
 TEST_P(EngineContract, LeadershipCanPassEveryRound) {
   const auto leader_rounds = LeaderRounds::registration();
   config::Config config = contract_config("leader_rounds");
   config.protocol.params["split"] = 3.0;
   config.protocol.params["rotate"] = 1.0;
   config.train.max_samples = 3 * 16 * 24;
-  Outcome leaders = run_small(config);
-  config::Config bsp = contract_config("bsp");
-  bsp.train.max_samples = config.train.max_samples;
-  bsp.engine = "sim";
-  Outcome simulated = run_small(bsp);
+  const Outcome leaders = run_small(config);
   if (!primary(config)) return;
-  EXPECT_EQ(leaders.summary.updates, 24);
-  EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
-      << GetParam();
-  const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
+  const int64_t model_bytes = expect_24_bsp_rounds_by_leaders(*this, leaders, config);
   EXPECT_EQ(leaders.summary.bytes_from_server, (3 + 2 * 24) * model_bytes);
   EXPECT_EQ(leaders.summary.bytes_worker_to_worker, (2 * 24 + 24) * model_bytes);
 }
