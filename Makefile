@@ -4,10 +4,10 @@ JOBS ?= $(shell nproc)
 BUILD ?= build
 SAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
-# The tests that exercise the threads engine's own synchronization (no libtorch: TSan cannot
-# see inside libtorch's and OpenBLAS's thread pools).
-TSAN_TESTS ?= *EngineContract*:ThreadsEngine*:Mailbox*:RunGate*:ModelSnapshots*
-CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPS_WERROR=ON
+# Debug information as line tables only (-g1): enough for every stack trace, and a libtorch
+# translation unit compiles in 14 s instead of 21 s with full -g (measured on learner.cpp).
+LINE_TABLES = -DCMAKE_CXX_FLAGS_RELWITHDEBINFO='-O2 -g1 -DNDEBUG' -DCMAKE_CXX_FLAGS_DEBUG='-g1'
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPS_WERROR=ON $(LINE_TABLES)
 
 .PHONY: all deps build test test-sanitizers test-tsan demo bench format clean
 
@@ -20,24 +20,25 @@ build: deps
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
 	cmake --build $(BUILD) -j $(JOBS)
 
-# The whole suite, then the libtorch-free tests again under ASan + UBSan, and the threads
-# engine's under TSan.
+# The whole suite, then the libtorch-free tests again under ASan + UBSan, and those of the
+# threads engine's own synchronization under TSan (no libtorch: TSan cannot see inside
+# libtorch's and OpenBLAS's thread pools).
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 	$(MAKE) test-sanitizers
 	$(MAKE) test-tsan
 
 test-sanitizers: deps
-	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DHETPS_WERROR=ON -DHETPS_SANITIZE=ON \
+	cmake -S . -B $(SAN_BUILD) -DCMAKE_BUILD_TYPE=Debug $(LINE_TABLES) -DHETPS_WERROR=ON -DHETPS_SANITIZE=ON \
 	  -DHETPS_WITH_TORCH=OFF -DHETPS_BUILD_BENCH=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS) --target hetps_core_tests
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS)
 
 test-tsan: deps
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DHETPS_WERROR=ON -DHETPS_TSAN=ON \
-	  -DHETPS_WITH_TORCH=OFF -DHETPS_BUILD_BENCH=OFF
-	cmake --build $(TSAN_BUILD) -j $(JOBS) --target hetps_core_tests
-	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/hetps_core_tests --gtest_filter='$(TSAN_TESTS)'
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo $(LINE_TABLES) -DHETPS_WERROR=ON \
+	  -DHETPS_TSAN=ON -DHETPS_WITH_TORCH=OFF -DHETPS_BUILD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS) --target hetps_tsan_tests
+	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/hetps_tsan_tests
 
 # Fetches Fashion-MNIST once, then compares the baselines on the default scenario.
 demo: build
