@@ -55,7 +55,7 @@ class ServerEnd : public EngineExchange {
         config_(one_worker_asp()),
         evaluator_(floats),
         layout_(config_.cluster, comm),
-        endpoint_(comm, layout_, floats, clock_),
+        endpoint_(comm, layout_, {0, floats}, nullptr, clock_),
         loop_(
             config_, data_, evaluator_, listener_, endpoint_, [this] { return clock_.now(); },
             [this](int worker) { return layout_.describe_worker(worker); }) {
@@ -106,7 +106,8 @@ class WorkerEnd : public EngineExchange {
   WorkerEnd(MPI_Comm comm, size_t floats)
       : comm_(comm),
         layout_(one_worker_asp().cluster, comm),
-        endpoint_(comm, layout_, floats, clock_) {
+        // One server: no shard rank sends slices, so the slice communicator is never used.
+        endpoint_(comm, comm, layout_, {{0, floats}}, clock_) {
     clock_.start(comm);
     endpoint_.ask_first_pull();
     pulled_ = next_reply();

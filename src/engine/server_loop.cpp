@@ -10,9 +10,9 @@ namespace hetps::engine {
 ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data,
                        model::Learner& evaluator, RunListener& listener, Engine& engine,
                        std::function<double()> clock,
-                       std::function<std::string(int worker)> describe_worker)
+                       std::function<std::string(int worker)> describe_worker, RemoteShards* remote)
     : config_(config),
-      state_(config, data, evaluator, listener),
+      state_(config, data, evaluator, listener, remote),
       engine_(engine),
       clock_(std::move(clock)),
       describe_worker_(std::move(describe_worker)),

@@ -61,10 +61,12 @@ class ServerLoop : public protocol::Actions {
   };
 
   // `clock` gives the engine's time in seconds since the run began; `describe_worker` names a
-  // worker in stall and failure messages ("worker 2 (rank 3 on host node7)").
+  // worker in stall and failure messages ("worker 2 (rank 3 on host node7)"); `remote`, the
+  // server shards other processes hold (ServerState).
   ServerLoop(const config::Config& config, const data::DataSplit& data, model::Learner& evaluator,
              RunListener& listener, Engine& engine, std::function<double()> clock,
-             std::function<std::string(int worker)> describe_worker);
+             std::function<std::string(int worker)> describe_worker,
+             RemoteShards* remote = nullptr);
 
   ServerState& state() { return state_; }
   double now() const { return clock_(); }
@@ -99,7 +101,7 @@ class ServerLoop : public protocol::Actions {
   void discard(int update_id) override { state_.discard(update_id); }
   void set_optimizer(const protocol::OptimizerOverride& settings) override {
     send_replies();  // made with the learning rate before this change
-    state_.server().set_override(settings);
+    state_.set_optimizer(settings);
   }
   void record(const protocol::ProtocolEvent& event) override { state_.record(event, now()); }
   int64_t version() const override { return state_.server().version(); }

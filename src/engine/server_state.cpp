@@ -41,18 +41,26 @@ std::vector<float> initial_model(model::Learner& learner) {
   return initial;
 }
 
+server::ServerOptions local_server_options(const config::Config& config,
+                                           const RemoteShards* remote) {
+  server::ServerOptions options = server_options(config);
+  if (remote != nullptr) options.only_shard = 0;
+  return options;
+}
+
 }  // namespace
 
 ServerState::ServerState(const config::Config& config, const data::DataSplit& data,
-                         model::Learner& evaluator, RunListener& listener)
+                         model::Learner& evaluator, RunListener& listener, RemoteShards* remote)
     : config_(config),
       data_(data),
       evaluator_(evaluator),
       listener_(listener),
       protocol_(make_protocol(config.protocol)),
       server_(std::make_unique<server::ParameterServer>(
-          evaluator.layout(), initial_model(evaluator), server_options(config))),
-      pool_(evaluator.layout().size()) {
+          evaluator.layout(), initial_model(evaluator), local_server_options(config, remote))),
+      pool_(evaluator.layout().size()),
+      remote_(remote) {
   stats_.set_target(config.train.target_accuracy);
 }
 
@@ -61,6 +69,8 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   payloads.reserve(order.update_ids.size());
   for (int id : order.update_ids) payloads.push_back(pool_.buffer(id).data());
   const int64_t version_before = server_->version();
+  // The remote shards first: they apply while this one does.
+  if (remote_ != nullptr) remote_->apply(order, stats_.samples());
   server_->apply(order, payloads, stats_.samples());
   for (int id : order.update_ids) {
     const protocol::UpdateInfo& info = pool_.at(id).info;
@@ -68,6 +78,16 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
     pool_.release(id);
   }
   return server_->version();
+}
+
+void ServerState::discard(int update_id) {
+  if (remote_ != nullptr) remote_->discard(update_id);
+  pool_.release(update_id);
+}
+
+void ServerState::set_optimizer(const protocol::OptimizerOverride& settings) {
+  if (remote_ != nullptr) remote_->set_override(settings);
+  server_->set_override(settings);
 }
 
 void ServerState::check_plan(int worker, const protocol::WorkerPlan& plan) const {
@@ -119,6 +139,7 @@ void ServerState::report_stalls(const StallInspector::Findings& findings, double
 }
 
 void ServerState::evaluate(double time) {
+  if (remote_ != nullptr) remote_->fetch_model(*server_);
   const data::Dataset& test = data_.test;
   model::Evaluation result = evaluator_.evaluate(
       server_->model(), model::Batch{test.inputs.data(), test.labels.data(), test.size()});

@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "engine/engine.h"
+#include "engine/remote_shards.h"
 #include "engine/stall_inspector.h"
 #include "engine/update_pool.h"
 #include "metrics/run_statistics.h"
@@ -28,8 +29,10 @@ class ServerState {
  public:
   // `evaluator` computes the initial model and every evaluation; the caller keeps it alive and
   // uses it from the thread that calls `evaluate` only.
+  // `remote`: the shards other processes hold, or null. With them the local server applies
+  // shard 0 alone, and every change below is passed on to them.
   ServerState(const config::Config& config, const data::DataSplit& data, model::Learner& evaluator,
-              RunListener& listener);
+              RunListener& listener, RemoteShards* remote = nullptr);
 
   protocol::Protocol& protocol() { return *protocol_; }
   server::ParameterServer& server() { return *server_; }
@@ -42,7 +45,8 @@ class ServerState {
 
   // Applies the order's updates as one version, counts them and frees their buffers.
   int64_t apply(const protocol::ApplyOrder& order);
-  void discard(int update_id) { pool_.release(update_id); }
+  void discard(int update_id);
+  void set_optimizer(const protocol::OptimizerOverride& settings);
   // Throws std::invalid_argument naming `protocol.name` and `engine` when `worker`'s plan
   // cannot be carried out: a top-k compressed update (not carried yet), an update sent to
   // itself or to no worker, a leader that is itself a member, or one that gathers from itself
@@ -73,6 +77,7 @@ class ServerState {
   std::unique_ptr<protocol::Protocol> protocol_;
   std::unique_ptr<server::ParameterServer> server_;
   UpdatePool pool_;
+  RemoteShards* remote_;
   metrics::RunStatistics stats_;
   int64_t evaluated_version_ = -1;
   double evaluated_time_ = -1;

@@ -368,7 +368,7 @@ void SimEngine::discard(int update_id) { state_.discard(update_id); }
 
 void SimEngine::set_optimizer(const protocol::OptimizerOverride& settings) {
   send_replies();  // made with the learning rate before this change
-  state_.server().set_override(settings);
+  state_.set_optimizer(settings);
 }
 
 void SimEngine::record(const protocol::ProtocolEvent& event) { state_.record(event, now_); }

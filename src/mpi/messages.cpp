@@ -52,19 +52,28 @@ std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm) {
   return ids;
 }
 
-MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
+MPI_Request post_bytes(std::span<const char> bytes, int to, Tag tag, MPI_Comm comm) {
   MPI_Request request;
-  MPI_Isend(text.data(), element_count(text.size()), MPI_CHAR, to, tag, comm, &request);
+  MPI_Isend(bytes.data(), element_count(bytes.size()), MPI_BYTE, to, tag, comm, &request);
   return request;
 }
 
-std::string take_text(const MPI_Status& status, MPI_Comm comm) {
-  int length = 0;
-  MPI_Get_count(&status, MPI_CHAR, &length);
-  std::string text(static_cast<size_t>(length), '\0');
-  MPI_Recv(text.data(), length, MPI_CHAR, status.MPI_SOURCE, status.MPI_TAG, comm,
+std::vector<char> take_bytes(const MPI_Status& status, MPI_Comm comm) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_BYTE, &count);
+  std::vector<char> bytes(static_cast<size_t>(count));
+  MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm,
            MPI_STATUS_IGNORE);
-  return text;
+  return bytes;
+}
+
+MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
+  return post_bytes(text, to, tag, comm);
+}
+
+std::string take_text(const MPI_Status& status, MPI_Comm comm) {
+  const std::vector<char> bytes = take_bytes(status, comm);
+  return {bytes.begin(), bytes.end()};
 }
 
 protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from) const {

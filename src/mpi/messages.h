@@ -15,6 +15,13 @@
 //   leader → member: kReplyHeader and kReplyModel, the relayed reply.
 //   member → leader: kMemberUpdateHeader (UpdateHeader) followed by kMemberUpdatePayload.
 //   worker → worker: kEndOfRun (empty, its last message to every other worker).
+//   With several server shards (cluster.servers > 1), rank 0 runs the protocol and holds shard
+//   0; ranks 1 … servers−1 hold the others:
+//   worker → shard rank: kUpdateHeader and kUpdatePayload (its slice of a push); kGoodbye.
+//   shard rank → worker: kReplyModel (its slice of a reply, in the order of rank 0's replies),
+//                        on RankSetup::slice_comm.
+//   rank 0 → shard rank: kShardOrder (shard_orders.h).
+//   shard rank → rank 0: kShardModel (its slice, for an evaluation).
 #pragma once
 
 #include <mpi.h>
@@ -47,6 +54,8 @@ enum Tag : int {
   kMemberUpdatePayload,
   kEndOfRun,
   kUpdateMembers,
+  kShardOrder,
+  kShardModel,
 };
 
 // A pull reply's header: the plan but its list of members (kReplyMembers), and how many
@@ -125,6 +134,11 @@ void take_signal(int from, Tag tag, MPI_Comm comm);
 MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
 // Receives the ids message `status` describes (from `probe`).
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
+
+// Bytes (kShardOrder): `bytes` must stay alive until the request completes.
+MPI_Request post_bytes(std::span<const char> bytes, int to, Tag tag, MPI_Comm comm);
+// Receives the bytes message `status` describes (from `probe`).
+std::vector<char> take_bytes(const MPI_Status& status, MPI_Comm comm);
 
 // Text (kWorkerGone): `text` must stay alive until the request completes.
 MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm);

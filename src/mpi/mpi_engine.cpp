@@ -10,6 +10,7 @@
 #include "mpi/rank_setup.h"
 #include "mpi/server_rank.h"
 #include "mpi/session.h"
+#include "mpi/shard_rank.h"
 #include "mpi/worker_rank.h"
 
 namespace hetps::mpi {
@@ -42,14 +43,19 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
   Communicator comm;
+  Communicator slice_comm;
   const RankLayout layout(config.cluster, comm.get());
   if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   // Links are real here: only compute is padded, so the link model never sees a message size.
   engine::InjectedDelays delays(config.cluster, config.seed, 0.0, {1.0});
   const std::optional<double> step = calibrate(config, data, models, layout, comm.get(), delays);
-  const RankSetup setup{config, data, models, comm.get(), layout, delays, step};
-  if (layout.is_server()) return run_server_rank(setup, listener);
-  run_worker_rank(setup);
+  const RankSetup setup{config, data, models, comm.get(), slice_comm.get(), layout, delays, step};
+  if (layout.rank() == layout.server_rank()) return run_server_rank(setup, listener);
+  if (layout.is_server()) {
+    run_shard_rank(setup);
+  } else {
+    run_worker_rank(setup);
+  }
   return {};
 }
 

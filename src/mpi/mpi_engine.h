@@ -1,8 +1,9 @@
 // The mpi engine (`engine = "mpi"`): a real run across processes and hosts, started as
-// `mpirun -np P hetps train --set engine=mpi ...` (or `srun` under SLURM). Rank 0 is the
-// server (protocol, global model, evaluations, the run's outputs); ranks 1..P-1 are workers
-// 0..P-2; P must equal cluster.servers + cluster.workers. Messages are non-blocking and waits
-// never spin (patient_wait.h).
+// `mpirun -np P hetps train --set engine=mpi ...` (or `srun` under SLURM). Ranks 0..S-1 are
+// the server shards (S = cluster.servers), rank 0 also running the protocol, the evaluations
+// and the run's outputs (shard_rank.h for the others); ranks S..P-1 are workers 0..P-S-1; P
+// must equal S + cluster.workers. Messages are non-blocking and waits never spin
+// (patient_wait.h).
 // Heterogeneity: compute speeds are injected as on the threads engine (a step calibrated once,
 // on one worker rank alone, padded to calibrated / speed); links are real, so no link delay is
 // injected. `cluster.failures`: a `crash` makes the worker tell the server it is gone and idle

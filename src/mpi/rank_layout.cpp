@@ -15,12 +15,6 @@ namespace hetps::mpi {
 namespace {
 
 void check_shape(const config::ClusterConfig& cluster, int world_size) {
-  if (cluster.servers != 1) {
-    throw JobShapeError(fmt::format(
-        "cluster.servers = {}: the mpi engine runs one server shard (rank 0) for now; set "
-        "cluster.servers = 1",
-        cluster.servers));
-  }
   const int ranks = cluster.servers + cluster.workers;
   if (world_size != ranks) {
     const int workers_that_fit = world_size - cluster.servers;

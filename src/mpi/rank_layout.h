@@ -1,5 +1,6 @@
-// Who is who in an MPI job: the first `cluster.servers` ranks are server shards, the rest are
-// workers, worker w on rank servers + w; and on which host each rank runs.
+// Who is who in an MPI job: the first `cluster.servers` ranks are server shards, shard s on
+// rank s (rank 0 also runs the protocol), the rest are workers, worker w on rank servers + w;
+// and on which host each rank runs.
 #pragma once
 
 #include <mpi.h>
@@ -21,14 +22,16 @@ class JobShapeError : public std::invalid_argument {
 
 class RankLayout {
  public:
-  // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers` or the
-  // cluster has more than one server (the mpi engine runs one server shard for now). Then
+  // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers`. Then
   // gathers every rank's host.
   RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm);
 
   int rank() const { return rank_; }
   bool is_server() const { return rank_ < servers_; }
+  // The rank that runs the protocol and holds shard 0.
   int server_rank() const { return 0; }
+  int servers() const { return servers_; }
+  int shard_rank(int shard) const { return shard; }
   int worker_rank(int worker) const { return servers_ + worker; }
   int worker_of(int rank) const { return rank - servers_; }
   int workers() const { return workers_; }

@@ -19,6 +19,10 @@ struct RankSetup {
   const data::DataSplit& data;
   const engine::ModelSource& models;
   MPI_Comm comm;
+  // Where shard ranks other than rank 0 send workers their slices of replies: apart from
+  // `comm`, so that a worker looking for any message there never meets a slice before the
+  // reply header from rank 0 it belongs to.
+  MPI_Comm slice_comm;
   const RankLayout& layout;
   const engine::InjectedDelays& delays;
   std::optional<double> calibrated_step;  // seconds; set when any worker is padded

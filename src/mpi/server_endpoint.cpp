@@ -9,9 +9,14 @@
 
 namespace hetps::mpi {
 
-ServerEndpoint::ServerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats,
-                               RunClock& clock)
-    : comm_(comm), layout_(layout), clock_(clock), dropped_(model_floats) {}
+ServerEndpoint::ServerEndpoint(MPI_Comm comm, const RankLayout& layout, params::KeyRange own_keys,
+                               ShardPeers* peers, RunClock& clock)
+    : comm_(comm),
+      layout_(layout),
+      own_keys_(own_keys),
+      peers_(peers),
+      clock_(clock),
+      dropped_(own_keys.size()) {}
 
 ServerEndpoint::~ServerEndpoint() {
   complete_sends();
@@ -34,8 +39,9 @@ void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
   sent.ids = plan.gather_from;
   const int rank = layout_.worker_rank(reply.worker);
   sent.requests = {post_header(sent.header, rank, kReplyHeader, comm_),
-                   post_floats(*sent.model, rank, kReplyModel, comm_)};
+                   post_floats(own_part(std::span(*sent.model)), rank, kReplyModel, comm_)};
   if (!sent.ids.empty()) sent.requests.push_back(post_ids(sent.ids, rank, kReplyMembers, comm_));
+  if (peers_ != nullptr) peers_->reply(reply.worker, reply.version);
 }
 
 void ServerEndpoint::tell_member_gone(int leader, int member) {
@@ -96,9 +102,10 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
             "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
             info.worker, info.id, worker, server.owed_update(worker)));
       }
-      MPI_Request request =
-          post_receive_floats(server.state().pool().buffer(info.id), rank, kUpdatePayload, comm_);
+      MPI_Request request = post_receive_floats(own_part(server.state().pool().buffer(info.id)),
+                                                rank, kUpdatePayload, comm_);
       wait_for(request);
+      if (peers_ != nullptr) peers_->pushed(info.id);
       server.on_update(info);
       return;
     }

@@ -9,6 +9,8 @@
 //   An evaluation does not count in the server's time, as on the threads engine; the workers
 //   are not paused for it (on a cluster they do not share the server's cores): each can
 //   compute at most one step meanwhile, then waits for its reply.
+//   With several server shards (ShardPeers), rank 0 sends and takes its own shard's slice of
+//   each model and update; the shard ranks carry the rest.
 //   The end of a run (`stop_workers`): kStop to every worker rank, its last message; then
 //   whatever the workers still send is taken (and dropped) until each said kGoodbye, so that
 //   every send on either side completes.
@@ -23,12 +25,17 @@
 #include "mpi/messages.h"
 #include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
+#include "mpi/shard_peers.h"
+#include "params/layout.h"
 
 namespace hetps::mpi {
 
 class ServerEndpoint : public engine::ServerLoop::Engine {
  public:
-  ServerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats, RunClock& clock);
+  // `own_keys`: shard 0's, the whole model when there is one shard; `peers`: the other shards,
+  // or null.
+  ServerEndpoint(MPI_Comm comm, const RankLayout& layout, params::KeyRange own_keys,
+                 ShardPeers* peers, RunClock& clock);
   // Replies a worker never took (it did not stop in time) are left alive: MPI may still read
   // them, and the job is failing anyway.
   ~ServerEndpoint() override;
@@ -57,8 +64,16 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   // After the end: takes one message and drops it; returns whether it was a goodbye.
   bool drop(const MPI_Status& message);
 
+  // The part of a whole-model buffer that travels between rank 0 and the workers.
+  template <typename T>
+  std::span<T> own_part(std::span<T> whole) const {
+    return whole.subspan(own_keys_.begin, own_keys_.size());
+  }
+
   MPI_Comm comm_;
   const RankLayout& layout_;
+  params::KeyRange own_keys_;
+  ShardPeers* peers_;
   RunClock& clock_;
   std::list<SendInFlight> in_flight_;  // a list: MPI reads each header where it was put
   std::vector<float> dropped_;         // where updates sent after the end land

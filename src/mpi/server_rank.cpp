@@ -1,6 +1,7 @@
 #include "mpi/server_rank.h"
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "engine/server_loop.h"
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
+#include "mpi/shard_peers.h"
 
 namespace hetps::mpi {
 namespace {
@@ -48,11 +50,16 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
   const config::Config& config = setup.config;
   const RankLayout& layout = setup.layout;
   auto evaluator = setup.models.make_learner();
+  const std::vector<params::KeyRange> slices =
+      evaluator->layout().shard_ranges(static_cast<size_t>(layout.servers()));
+  std::optional<ShardPeers> peers;
+  if (layout.servers() > 1) peers.emplace(setup.comm, layout, slices);
+  ShardPeers* remote = peers ? &*peers : nullptr;
   RunClock clock;
-  ServerEndpoint endpoint(setup.comm, layout, evaluator->layout().size(), clock);
+  ServerEndpoint endpoint(setup.comm, layout, slices.front(), remote, clock);
   engine::ServerLoop loop(
       config, setup.data, *evaluator, listener, endpoint, [&clock] { return clock.now(); },
-      [&layout](int worker) { return layout.describe_worker(worker); });
+      [&layout](int worker) { return layout.describe_worker(worker); }, remote);
   record_setup(loop, setup, *evaluator);
   clock.start(setup.comm);
   const double patience = config.run.stall_timeout_s;
@@ -65,9 +72,13 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
           "stalled: {} did not stop within run.stall_timeout_s = {} of the end of the run",
           describe_silent(layout, silent), patience));
     }
-    return loop.state().finish(clock.now(), stop_reason, "mpi", wall_start);
+    // The final evaluation still reads the other shards' slices: they stop after it.
+    metrics::Summary summary = loop.state().finish(clock.now(), stop_reason, "mpi", wall_start);
+    if (peers) peers->stop();
+    return summary;
   } catch (...) {
     endpoint.stop_workers(patience);
+    if (peers) peers->stop();
     throw;
   }
 }

@@ -8,14 +8,24 @@
 
 namespace hetps::mpi {
 
-WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats,
-                               const RunClock& clock)
+namespace {
+
+std::span<float> part(std::span<float> whole, const params::KeyRange& keys) {
+  return whole.subspan(keys.begin, keys.size());
+}
+
+}  // namespace
+
+WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
+                               std::vector<params::KeyRange> slices, const RunClock& clock)
     : comm_(comm),
+      slice_comm_(slice_comm),
       layout_(layout),
       server_(layout.server_rank()),
+      slices_(std::move(slices)),
       clock_(clock),
-      model_(model_floats),
-      update_(model_floats) {}
+      model_(slices_.back().end),
+      update_(slices_.back().end) {}
 
 void WorkerEndpoint::ask_first_pull() {
   MPI_Request request = post_signal(server_, kFirstPull, comm_);
@@ -53,8 +63,18 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
   wait_for_relays();  // they are sent from the model buffer this reply overwrites
   const auto header = take_header<ReplyHeader>(source, kReplyHeader, comm_);
   const double begin = now();
-  MPI_Request request = post_receive_floats(model_, source, kReplyModel, comm_);
-  wait_for(request);
+  if (source == server_) {
+    std::vector<MPI_Request> requests;
+    for (int shard = 0; shard < layout_.servers(); ++shard) {
+      requests.push_back(post_receive_floats(part(model_, slices_[static_cast<size_t>(shard)]),
+                                             layout_.shard_rank(shard), kReplyModel,
+                                             shard == 0 ? comm_ : slice_comm_));
+    }
+    wait_for_all(requests);
+  } else {
+    MPI_Request request = post_receive_floats(model_, source, kReplyModel, comm_);
+    wait_for(request);
+  }
   const double received = now();
   std::vector<int> members;
   if (header.members > 0) {
@@ -97,26 +117,36 @@ bool WorkerEndpoint::sleep_until(double seconds) {
 }
 
 void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<const float> update,
-                                 int to, Tag header_tag, Tag payload_tag) {
+                                 const std::vector<UpdatePart>& parts, Tag header_tag,
+                                 Tag payload_tag) {
   const double begin = now();
   pushed_ = UpdateHeader::of(info);
   pushed_members_ = info.members;
-  std::vector<MPI_Request> requests = {post_header(pushed_, to, header_tag, comm_)};
-  if (!pushed_members_.empty()) {
-    requests.push_back(post_ids(pushed_members_, to, kUpdateMembers, comm_));
+  std::vector<MPI_Request> requests;
+  for (const UpdatePart& to : parts) {
+    requests.push_back(post_header(pushed_, to.rank, header_tag, comm_));
+    if (&to == &parts.front() && !pushed_members_.empty()) {
+      requests.push_back(post_ids(pushed_members_, to.rank, kUpdateMembers, comm_));
+    }
+    requests.push_back(
+        post_floats(update.subspan(to.keys.begin, to.keys.size()), to.rank, payload_tag, comm_));
   }
-  requests.push_back(post_floats(update, to, payload_tag, comm_));
   wait_for_all(requests);
   push_seconds_ = now() - begin;
 }
 
 void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update) {
-  send_update(info, update, server_, kUpdateHeader, kUpdatePayload);
+  std::vector<UpdatePart> shards;
+  for (int shard = 0; shard < layout_.servers(); ++shard) {
+    shards.push_back({layout_.shard_rank(shard), slices_[static_cast<size_t>(shard)]});
+  }
+  send_update(info, update, shards, kUpdateHeader, kUpdatePayload);
 }
 
 void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info,
                                     std::span<const float> update) {
-  send_update(info, update, layout_.worker_rank(leader), kMemberUpdateHeader, kMemberUpdatePayload);
+  send_update(info, update, {{layout_.worker_rank(leader), {0, update.size()}}},
+              kMemberUpdateHeader, kMemberUpdatePayload);
 }
 
 std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double deadline) {
@@ -230,8 +260,11 @@ void WorkerEndpoint::say_goodbye() {
   }
   wait_for_all(ends);
   wait_for_relays();
-  MPI_Request goodbye = post_signal(server_, kGoodbye, comm_);
-  wait_for(goodbye);
+  std::vector<MPI_Request> goodbyes;
+  for (int shard = 0; shard < layout_.servers(); ++shard) {
+    goodbyes.push_back(post_signal(layout_.shard_rank(shard), kGoodbye, comm_));
+  }
+  wait_for_all(goodbyes);
 }
 
 }  // namespace hetps::mpi

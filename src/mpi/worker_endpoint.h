@@ -6,6 +6,9 @@
 // members straight from its model buffer (kept untouched until those sends are done), and takes
 // its members' updates into a buffer per member. A dead leader's rank hands back to the server
 // the members' updates that still reach it.
+// With several server shards, a push sends each shard rank its slice (rank 0 also takes the
+// header's members), and a reply from the server is rank 0's header and slice followed by each
+// shard rank's slice; a leader hands on the whole model.
 // The end of a run: the server's kStop is its last message, so a worker takes every message
 // before it (dropping those it no longer uses); then it tells every other worker it is done
 // (kEndOfRun) and takes what they still send until each has said so, so that every send
@@ -25,13 +28,15 @@
 #include "mpi/messages.h"
 #include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
+#include "params/layout.h"
 
 namespace hetps::mpi {
 
 class WorkerEndpoint : public engine::WorkerLink {
  public:
-  WorkerEndpoint(MPI_Comm comm, const RankLayout& layout, size_t model_floats,
-                 const RunClock& clock);
+  // `slices`: the keys of each server shard, in shard order.
+  WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
+                 std::vector<params::KeyRange> slices, const RunClock& clock);
 
   double now() const override { return clock_.now(); }
   void ask_first_pull() override;
@@ -61,9 +66,15 @@ class WorkerEndpoint : public engine::WorkerLink {
   // Takes the reply whose header waits from `source` (the server or a leader); `use` is false
   // once the run is over (nothing is handed on then).
   engine::PulledModel take_reply(int source, bool use);
-  // Sends the header, a leader's members and the payload, and waits until they are sent.
-  void send_update(const protocol::UpdateInfo& info, std::span<const float> update, int to,
-                   Tag header_tag, Tag payload_tag);
+  // Where a part of an update goes.
+  struct UpdatePart {
+    int rank;
+    params::KeyRange keys;
+  };
+  // Sends the header and the part of the update to each destination (a leader's members to the
+  // first), and waits until they are sent.
+  void send_update(const protocol::UpdateInfo& info, std::span<const float> update,
+                   const std::vector<UpdatePart>& parts, Tag header_tag, Tag payload_tag);
   engine::MemberMessage take_member_update(const MPI_Status& header);
   // Takes one message after the run (or while dead) and drops it, handing a member's update
   // back to the server while this rank is a dead leader and the run goes on.
@@ -71,8 +82,10 @@ class WorkerEndpoint : public engine::WorkerLink {
   void wait_for_relays();
 
   MPI_Comm comm_;
+  MPI_Comm slice_comm_;  // the other shard ranks' slices of replies (RankSetup)
   const RankLayout& layout_;
   int server_;
+  std::vector<params::KeyRange> slices_;
   const RunClock& clock_;
   std::vector<float> model_;
   std::vector<float> update_;

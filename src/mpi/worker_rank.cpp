@@ -12,7 +12,9 @@ void run_worker_rank(const RankSetup& setup) {
   auto learner = setup.models.make_learner();
   auto trainer = engine::make_worker(setup.config, setup.data.train, worker, *learner);
   RunClock clock;
-  WorkerEndpoint endpoint(setup.comm, setup.layout, learner->layout().size(), clock);
+  WorkerEndpoint endpoint(
+      setup.comm, setup.slice_comm, setup.layout,
+      learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock);
   clock.start(setup.comm);
   engine::run_worker(*trainer, setup.delays, endpoint,
                      engine::failure_of(setup.config.cluster, worker));

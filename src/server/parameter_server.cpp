@@ -8,6 +8,15 @@ namespace hetps::server {
 
 namespace {
 
+int checked_only_shard(const ServerOptions& options) {
+  if (options.only_shard < -1 || options.only_shard >= options.shards) {
+    throw std::invalid_argument(
+        "ParameterServer: only_shard " + std::to_string(options.only_shard) +
+        " (allowed: -1 for all, or 0 to " + std::to_string(options.shards - 1) + ")");
+  }
+  return options.only_shard;
+}
+
 int checked_apply_threads(const ServerOptions& options) {
   if (options.apply_threads < 1) {
     throw std::invalid_argument("ParameterServer: apply_threads " +
@@ -30,7 +39,10 @@ ParameterServer::ParameterServer(const params::ParamLayout& layout,
   }
   // Each member's share of the keys, split like shards are; a part is where it meets a shard.
   const auto shares = layout.shard_ranges(static_cast<size_t>(team_.size()));
-  for (const auto& range : ranges_) {
+  const int only_shard = checked_only_shard(options);
+  for (size_t shard = 0; shard < ranges_.size(); ++shard) {
+    if (only_shard >= 0 && shard != static_cast<size_t>(only_shard)) continue;
+    const auto& range = ranges_[shard];
     for (int member = 0; member < team_.size(); ++member) {
       const auto& share = shares[static_cast<size_t>(member)];
       const params::KeyRange keys{std::max(range.begin, share.begin),
@@ -48,6 +60,16 @@ std::vector<double> ParameterServer::shard_fractions() const {
     fractions.push_back(static_cast<double>(range.size()) / static_cast<double>(model_.size()));
   }
   return fractions;
+}
+
+void ParameterServer::load_keys(const params::KeyRange& keys, std::span<const float> values) {
+  if (keys.end > model_.size() || values.size() != keys.size()) {
+    throw std::invalid_argument("ParameterServer::load_keys: " + std::to_string(values.size()) +
+                                " values for keys [" + std::to_string(keys.begin) + ", " +
+                                std::to_string(keys.end) + ") of a model of " +
+                                std::to_string(model_.size()));
+  }
+  std::copy(values.begin(), values.end(), model_.begin() + static_cast<std::ptrdiff_t>(keys.begin));
 }
 
 double ParameterServer::current_lr(int64_t samples_processed) const {

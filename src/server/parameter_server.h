@@ -1,7 +1,8 @@
 // The parameter server: the global model, sharded by key range over `shards` shards, each with
 // its own slice of the server optimizer's state. Every shard applies every update, so a
 // version (one applied ApplyOrder) is global. Engines that run shards in separate processes
-// hold one ParameterServer per process restricted to its shard's range.
+// hold one ParameterServer per process restricted to its shard (ServerOptions::only_shard): the
+// same orders in the same order give every key the bits it has in one process.
 //
 // An apply may use several threads (ServerOptions::apply_threads): each applies its own
 // contiguous share of the keys, split as shards are. Every key's arithmetic is the same whoever
@@ -27,6 +28,9 @@ struct ServerOptions {
   // more threads help only on cores nothing else uses meanwhile: an apply waits for its slowest
   // thread. 1, the caller alone, never competes with workers or libtorch for a core.
   int apply_threads = 1;
+  // The one shard this process applies (its optimizer state alone is kept); -1: every shard.
+  // The other shards' keys keep their initial values until `load_keys` copies them in.
+  int only_shard = -1;
   SgdOptions sgd;
   double momentum = 0.9;
   LrScheduleOptions schedule;
@@ -50,6 +54,10 @@ class ParameterServer {
   // `order.update_ids[k]`. The learning rate comes from the schedule at `samples_processed`.
   void apply(const protocol::ApplyOrder& order, std::span<const float* const> payloads,
              int64_t samples_processed);
+
+  // Overwrites the model's `keys` with `values` (another process's shard, before an
+  // evaluation).
+  void load_keys(const params::KeyRange& keys, std::span<const float> values);
 
   // Sync-Switch's rules at a switch: a scale on the scheduled LR and a momentum override.
   void set_override(const protocol::OptimizerOverride& settings) { override_ = settings; }

@@ -69,12 +69,15 @@ std::vector<float> random_values(size_t count, float scale, std::mt19937& rng) {
 }
 
 // The model after four orders (three gradients of unequal weights, one of weight 1, a delta,
-// three gradients again) on a server with the given shards and apply threads.
-std::vector<float> model_after_orders(size_t size, int shards, int apply_threads, bool nesterov) {
+// three gradients again) on a server with the given shards and apply threads, applying one
+// shard only when `only_shard` is one.
+std::vector<float> model_after_orders(size_t size, int shards, int apply_threads, bool nesterov,
+                                      int only_shard = -1) {
   std::mt19937 rng(11);
   ServerOptions options;
   options.shards = shards;
   options.apply_threads = apply_threads;
+  options.only_shard = only_shard;
   options.momentum = 0.9;
   options.sgd = {nesterov, 1e-4};
   options.schedule.base_lr = 0.05;
@@ -108,6 +111,43 @@ TEST(ParameterServerTest, ApplyThreadsDoNotChangeTheBits) {
       }
     }
   }
+}
+
+// The mpi engine's shard ranks: each applies its own keys, with the bits one process gives them.
+TEST(ParameterServerTest, AServerOfOneShardGivesItsKeysTheBitsOfAllShards) {
+  const size_t size = 10007;
+  const auto all = model_after_orders(size, 3, 1, true);
+  std::mt19937 rng(11);
+  const auto initial = random_values(size, 1.0f, rng);
+  const auto ranges = layout_of(size).shard_ranges(3);
+  for (int shard = 0; shard < 3; ++shard) {
+    const auto one = model_after_orders(size, 3, 2, true, shard);
+    for (size_t key = 0; key < size; ++key) {
+      const bool own = key >= ranges[shard].begin && key < ranges[shard].end;
+      ASSERT_EQ(one[key], own ? all[key] : initial[key]) << "shard " << shard << ", key " << key;
+    }
+  }
+}
+
+TEST(ParameterServerTest, LoadKeysOverwritesThemAlone) {
+  ServerOptions options;
+  options.shards = 2;
+  options.only_shard = 0;
+  ParameterServer server(layout_of(4), {1, 2, 3, 4}, options);
+  const std::vector<float> values = {7, 8};
+  server.load_keys({2, 4}, values);
+  EXPECT_EQ(std::vector<float>(server.model().begin(), server.model().end()),
+            (std::vector<float>{1, 2, 7, 8}));
+  EXPECT_THROW(server.load_keys({3, 5}, values), std::invalid_argument);
+  EXPECT_THROW(server.load_keys({0, 1}, values), std::invalid_argument);
+}
+
+TEST(ParameterServerTest, RejectsAShardItDoesNotHave) {
+  ServerOptions options;
+  options.shards = 2;
+  options.only_shard = 2;
+  EXPECT_THROW(ParameterServer(layout_of(3), std::vector<float>(3), options),
+               std::invalid_argument);
 }
 
 TEST(ParameterServerTest, RejectsFewerThanOneApplyThread) {

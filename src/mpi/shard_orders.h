@@ -1,0 +1,34 @@
+// What the server rank that runs the protocol (rank 0, which holds shard 0) tells the other
+// shard ranks, in the order it happens there (engine::RemoteShards): apply an order, forget a
+// pushed update, change the optimizer, send a worker its slice of the model, send rank 0 the
+// slice for an evaluation, stop. One kShardOrder message each: a fixed header, then the
+// order's update ids and weights.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "protocol/protocol.h"
+
+namespace hetps::mpi {
+
+struct ShardOrder {
+  enum class Kind : int { Apply, Discard, Override, Reply, SendModel, Stop };
+  explicit ShardOrder(Kind kind = Kind::Stop) : kind(kind) {}
+
+  Kind kind;
+  // Apply: the order (update_ids, weights) at the learning rate of `samples_processed`.
+  protocol::ApplyOrder apply;
+  int64_t samples_processed = 0;
+  int update_id = 0;                     // Discard
+  protocol::OptimizerOverride settings;  // Override
+  int worker = 0;                        // Reply: to whom
+  int64_t version = 0;                   // Reply, SendModel: the version the slice must be of
+};
+
+std::vector<char> encode(const ShardOrder& order);
+// Throws std::invalid_argument when `bytes` is not an encoded order.
+ShardOrder decode_shard_order(std::span<const char> bytes);
+
+}  // namespace hetps::mpi

@@ -1,0 +1,84 @@
+#include "mpi/shard_peers.h"
+
+#include "mpi/patient_wait.h"
+
+namespace hetps::mpi {
+
+ShardPeers::ShardPeers(MPI_Comm comm, const RankLayout& layout,
+                       std::vector<params::KeyRange> slices)
+    : comm_(comm), layout_(layout), slices_(std::move(slices)) {}
+
+ShardPeers::~ShardPeers() {
+  complete_sends();
+  if (!in_flight_.empty()) new std::list<OrderInFlight>(std::move(in_flight_));  // never freed
+}
+
+void ShardPeers::post(const ShardOrder& order) {
+  complete_sends();
+  OrderInFlight& sent = in_flight_.emplace_back();
+  sent.bytes = encode(order);
+  for (int shard = 1; shard < layout_.servers(); ++shard) {
+    sent.requests.push_back(post_bytes(sent.bytes, layout_.shard_rank(shard), kShardOrder, comm_));
+  }
+}
+
+void ShardPeers::complete_sends() {
+  for (auto it = in_flight_.begin(); it != in_flight_.end();) {
+    int done = 0;
+    MPI_Testall(static_cast<int>(it->requests.size()), it->requests.data(), &done,
+                MPI_STATUSES_IGNORE);
+    it = done ? in_flight_.erase(it) : std::next(it);
+  }
+}
+
+void ShardPeers::apply(const protocol::ApplyOrder& order, int64_t samples_processed) {
+  for (int id : order.update_ids) pushed_.erase(id);
+  ShardOrder apply{ShardOrder::Kind::Apply};
+  apply.apply = order;
+  apply.samples_processed = samples_processed;
+  post(apply);
+}
+
+void ShardPeers::discard(int update_id) {
+  if (pushed_.erase(update_id) == 0) return;
+  ShardOrder discard{ShardOrder::Kind::Discard};
+  discard.update_id = update_id;
+  post(discard);
+}
+
+void ShardPeers::set_override(const protocol::OptimizerOverride& settings) {
+  ShardOrder change{ShardOrder::Kind::Override};
+  change.settings = settings;
+  post(change);
+}
+
+void ShardPeers::reply(int worker, int64_t version) {
+  ShardOrder reply{ShardOrder::Kind::Reply};
+  reply.worker = worker;
+  reply.version = version;
+  post(reply);
+}
+
+void ShardPeers::fetch_model(server::ParameterServer& server) {
+  ShardOrder send{ShardOrder::Kind::SendModel};
+  send.version = server.version();
+  post(send);
+  for (int shard = 1; shard < layout_.servers(); ++shard) {
+    const params::KeyRange& keys = slices_[static_cast<size_t>(shard)];
+    fetched_.resize(keys.size());
+    MPI_Request request =
+        post_receive_floats(fetched_, layout_.shard_rank(shard), kShardModel, comm_);
+    wait_for(request);
+    server.load_keys(keys, fetched_);
+  }
+}
+
+void ShardPeers::stop() {
+  if (stopped_) return;
+  stopped_ = true;
+  post(ShardOrder{ShardOrder::Kind::Stop});
+  for (OrderInFlight& sent : in_flight_) wait_for_all(sent.requests);
+  in_flight_.clear();
+}
+
+}  // namespace hetps::mpi
