@@ -10,5 +10,6 @@ void add_train_command(CLI::App& app);
 void add_compare_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_protocols_command(CLI::App& app);
+void add_tune_command(CLI::App& app);
 
 }  // namespace hetps::cli

@@ -13,12 +13,15 @@ namespace hetps::cli {
 namespace {
 
 std::string allowed_values(const protocol::ParamSpec& spec) {
+  if (spec.text) return "text";
   if (!spec.choices.empty()) return fmt::format("one of {}", fmt::join(spec.choices, ", "));
   return fmt::format("{} in [{}, {}]", spec.integer ? "integer" : "number", spec.min, spec.max);
 }
 
-std::string default_value(const config::ParamValue& value) {
-  return std::visit([](const auto& v) { return fmt::format("{}", v); }, value);
+// Text is quoted, so that an empty default reads as one: `protocol.policy_file = ""`.
+std::string default_value(const protocol::ParamSpec& spec) {
+  if (spec.text) return fmt::format("\"{}\"", std::get<std::string>(spec.default_value));
+  return std::visit([](const auto& v) { return fmt::format("{}", v); }, spec.default_value);
 }
 
 void list_protocols() {
@@ -27,7 +30,7 @@ void list_protocols() {
   for (const protocol::ProtocolInfo& info : protocol::all_protocols()) {
     fmt::print("{:<{}}  {}\n", info.name, width, info.summary);
     for (const protocol::ParamSpec& spec : info.params) {
-      fmt::print("    protocol.{} = {}  ({}) {}\n", spec.name, default_value(spec.default_value),
+      fmt::print("    protocol.{} = {}  ({}) {}\n", spec.name, default_value(spec),
                  allowed_values(spec), spec.help);
     }
   }

@@ -7,6 +7,7 @@
 #include "cluster/validate.h"
 #include "config/error.h"
 #include "config/scenarios.h"
+#include "config/switch_policy.h"
 #include "protocol/registry.h"
 
 namespace hetps::config {
@@ -50,6 +51,7 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   const GivenParams given = settings.apply_to(config);
   config.protocol.params =
       protocol_params(*protocol::find_protocol(config.protocol.name), given, options);
+  apply_policy_file(config.protocol.params, given);
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
   return config;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <variant>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -58,6 +59,10 @@ std::string protocol_names() {
 }
 
 std::optional<std::string> check_param(const ParamSpec& spec, const config::ParamValue& value) {
+  if (spec.text) {
+    if (std::holds_alternative<std::string>(value)) return std::nullopt;
+    return std::string("expected text, e.g. a file path");
+  }
   if (!spec.choices.empty()) {
     const auto* word = std::get_if<std::string>(&value);
     if (word == nullptr ||

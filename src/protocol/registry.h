@@ -22,6 +22,8 @@ struct ParamSpec {
   bool integer = false;
   // Words: the allowed choices (non-empty means the parameter is a word).
   std::vector<std::string> choices;
+  // Text: any string, such as a file path (`default_value` a string; range and choices unused).
+  bool text = false;
 };
 
 struct ProtocolInfo {

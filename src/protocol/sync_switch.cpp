@@ -205,6 +205,10 @@ ParamSpec word_param(std::string name, std::string default_value, std::string he
                    false,           std::move(choices)};
 }
 
+ParamSpec text_param(std::string name, std::string help) {
+  return ParamSpec{std::move(name), std::string(), std::move(help), 0, 0, false, {}, true};
+}
+
 }  // namespace
 
 ProtocolInfo sync_switch_protocol() {
@@ -215,6 +219,11 @@ ProtocolInfo sync_switch_protocol() {
       {
           number_param("bsp_fraction", 0.25,
                        "x: the fraction of the budget (in BSP steps) run as BSP", 0, 1),
+          // Read by the config layer (config/switch_policy.h), which sets bsp_fraction from
+          // it: the protocol itself never touches a file.
+          text_param("policy_file",
+                     "a policy file written by `hetps tune sync-switch`: bsp_fraction becomes "
+                     "its chosen x"),
           number_param("budget_steps", 0,
                        "S, the budget in BSP steps; 0 = train.max_samples / (workers x batch)", 0,
                        1e12, true),

@@ -1,0 +1,36 @@
+#include "cli/run_cache.h"
+
+#include <cstdint>
+#include <fstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "config/toml_writer.h"
+
+namespace hetps::cli {
+
+std::string config_hash(const config::Config& config) {
+  uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across builds, unlike std::hash
+  for (const char c : config::to_toml_text(config)) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return fmt::format("{:016x}", hash);
+}
+
+std::optional<double> cached_final_accuracy(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / "summary.json";
+  if (!std::filesystem::exists(file)) return std::nullopt;
+  try {
+    std::ifstream in(file);
+    return nlohmann::json::parse(in).at("final_accuracy").get<double>();
+  } catch (const nlohmann::json::exception& error) {
+    throw std::runtime_error(
+        fmt::format("{}: not a hetps run summary ({}); remove its directory to run it again",
+                    file.string(), error.what()));
+  }
+}
+
+}  // namespace hetps::cli

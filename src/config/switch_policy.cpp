@@ -1,0 +1,177 @@
+#include "config/switch_policy.h"
+
+#include <unistd.h>
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "config/error.h"
+
+namespace hetps::config {
+namespace {
+
+constexpr const char* kFormat = "hetps-sync-switch-policy";
+constexpr int kVersion = 1;
+
+// Reads the fields of one policy file, each rejection naming the file and the field's path.
+class PolicyReader {
+ public:
+  explicit PolicyReader(std::string file) : file_(std::move(file)) {}
+
+  const nlohmann::json& field(const nlohmann::json& object, const std::string& key,
+                              const std::string& path) const {
+    const auto found = object.find(key);
+    if (found == object.end()) throw ConfigError(fmt::format("{}: {} is missing", file_, path));
+    return *found;
+  }
+
+  // A number in [min, max], or in (min, max] when `open_min`.
+  double number(const nlohmann::json& object, const std::string& key, const std::string& path,
+                double min, double max, bool open_min = false) const {
+    const nlohmann::json& value = field(object, key, path);
+    const bool in_range = value.is_number() &&
+                          (open_min ? value.get<double>() > min : value.get<double>() >= min) &&
+                          value.get<double>() <= max;
+    if (!in_range) {
+      reject(path, fmt::format("a number in {}{}, {}]", open_min ? "(" : "[", min, max), value);
+    }
+    return value.get<double>();
+  }
+
+  std::string text(const nlohmann::json& object, const std::string& key,
+                   const std::string& path) const {
+    const nlohmann::json& value = field(object, key, path);
+    if (!value.is_string()) reject(path, "a string", value);
+    return value.get<std::string>();
+  }
+
+  [[noreturn]] void reject(const std::string& path, const std::string& allowed,
+                           const nlohmann::json& given) const {
+    throw ConfigError(fmt::format("{}: {} must be {}, got {}", file_, path, allowed, given.dump()));
+  }
+
+  const std::string& file() const { return file_; }
+
+ private:
+  std::string file_;
+};
+
+void check_header(const PolicyReader& reader, const nlohmann::json& json) {
+  if (!json.is_object()) reader.reject("the policy", "a JSON object", json);
+  if (reader.text(json, "format", "format") != kFormat) {
+    reader.reject("format", fmt::format("\"{}\"", kFormat), json.at("format"));
+  }
+  const nlohmann::json& version = reader.field(json, "version", "version");
+  if (version != kVersion) reader.reject("version", fmt::format("{}", kVersion), version);
+}
+
+std::vector<PolicyCandidate> read_candidates(const PolicyReader& reader,
+                                             const nlohmann::json& json) {
+  const nlohmann::json& list = reader.field(json, "candidates", "candidates");
+  if (!list.is_array()) reader.reject("candidates", "a list", list);
+  std::vector<PolicyCandidate> candidates;
+  for (size_t i = 0; i < list.size(); ++i) {
+    const std::string path = fmt::format("candidates[{}]", i);
+    if (!list[i].is_object()) reader.reject(path, "an object", list[i]);
+    candidates.push_back(
+        {reader.number(list[i], "bsp_fraction", path + ".bsp_fraction", 0, 1, true),
+         reader.number(list[i], "accuracy", path + ".accuracy", 0, 1),
+         reader.text(list[i], "run", path + ".run")});
+  }
+  return candidates;
+}
+
+}  // namespace
+
+nlohmann::json to_json(const SwitchPolicy& policy) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const PolicyCandidate& candidate : policy.candidates) {
+    candidates.push_back({{"bsp_fraction", candidate.bsp_fraction},
+                          {"accuracy", candidate.accuracy},
+                          {"run", candidate.run}});
+  }
+  return {{"format", kFormat},
+          {"version", kVersion},
+          {"chosen", policy.chosen},
+          {"bsp_accuracy", policy.bsp_accuracy},
+          {"bsp_run", policy.bsp_run},
+          {"tolerance", policy.tolerance},
+          {"candidates", std::move(candidates)},
+          {"config_hash", policy.config_hash},
+          {"seed", policy.seed}};
+}
+
+SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::string& file) {
+  const PolicyReader reader(file);
+  check_header(reader, json);
+  SwitchPolicy policy;
+  policy.chosen = reader.number(json, "chosen", "chosen", 0, 1, true);
+  policy.bsp_accuracy = reader.number(json, "bsp_accuracy", "bsp_accuracy", 0, 1);
+  policy.bsp_run = reader.text(json, "bsp_run", "bsp_run");
+  policy.tolerance = reader.number(json, "tolerance", "tolerance", 0, 1);
+  policy.candidates = read_candidates(reader, json);
+  policy.config_hash = reader.text(json, "config_hash", "config_hash");
+  const nlohmann::json& seed = reader.field(json, "seed", "seed");
+  if (!seed.is_number_unsigned()) reader.reject("seed", "an integer >= 0", seed);
+  policy.seed = seed.get<uint64_t>();
+  return policy;
+}
+
+SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) {
+    throw ConfigError(fmt::format("cannot read policy file {}: {}", file.string(),
+                                  std::error_code(errno, std::generic_category()).message()));
+  }
+  std::stringstream text;
+  text << in.rdbuf();
+  nlohmann::json json;
+  try {
+    json = nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::parse_error& error) {
+    throw ConfigError(fmt::format("{}: invalid JSON: {}", file.string(), error.what()));
+  }
+  return switch_policy_from_json(json, file.string());
+}
+
+void write_switch_policy(const std::filesystem::path& file, const SwitchPolicy& policy) {
+  std::filesystem::path temporary = file;
+  temporary += fmt::format(".tmp-{}", getpid());
+  try {
+    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(temporary);
+    out << to_json(policy).dump(2) << '\n';
+    out.close();
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
+    std::filesystem::rename(temporary, file);
+  } catch (const std::exception& error) {
+    std::error_code ignored;  // already failing: the first error is the one to report
+    std::filesystem::remove(temporary, ignored);
+    throw std::runtime_error(
+        fmt::format("cannot write policy file {}: {}", file.string(), error.what()));
+  }
+}
+
+void apply_policy_file(ProtocolParams& params, const GivenParams& given) {
+  const auto file = params.find("policy_file");
+  if (file == params.end() || std::get<std::string>(file->second).empty()) return;
+  // A non-empty value is never the default, so it was given.
+  const std::string& where = given.at("policy_file").where;
+  if (const auto fraction = given.find("bsp_fraction"); fraction != given.end()) {
+    throw ConfigError(fmt::format(
+        "{}: protocol.bsp_fraction and protocol.policy_file (given at {}) both set Sync-Switch's "
+        "switch point; set only one of them",
+        fraction->second.where, where));
+  }
+  try {
+    params["bsp_fraction"] = read_switch_policy(std::get<std::string>(file->second)).chosen;
+  } catch (const ConfigError& error) {
+    throw ConfigError(fmt::format("{}: {}", where, error.what()));
+  }
+  file->second = std::string();  // the x is recorded instead: see the header
+}
+
+}  // namespace hetps::config

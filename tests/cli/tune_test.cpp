@@ -1,0 +1,176 @@
+// `hetps tune sync-switch` on a tiny synthetic job, and `train` with the policy file it writes.
+// With --tolerance 1 every candidate holds, so the search makes five short runs (BSP, 0.5, 0.25,
+// 0.125, 0.0625) and chooses the last.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/hetps_process.h"
+#include "config/switch_policy.h"
+
+namespace hetps::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::Outcome;
+using testing::run_hetps;
+using testing::ScratchDir;
+using testing::tiny_run;
+
+std::string read_file(const fs::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+nlohmann::json read_json(const fs::path& file) { return nlohmann::json::parse(read_file(file)); }
+
+size_t count(const std::string& text, const std::string& part) {
+  size_t n = 0;
+  for (size_t at = text.find(part); at != std::string::npos; at = text.find(part, at + 1)) ++n;
+  return n;
+}
+
+// The search of the tiny job, its runs and policy file under `scratch`.
+std::vector<std::string> search_args(const ScratchDir& scratch) {
+  return tiny_run(
+      {"tune", "sync-switch", "--runs", (scratch / "runs").string(), "--tolerance", "1"});
+}
+
+fs::path policy_file(const ScratchDir& scratch) { return scratch / "runs" / "policy.json"; }
+
+// `train` of the tuned job with `sets` added.
+std::vector<std::string> train_args(const fs::path& out, const std::vector<std::string>& sets) {
+  std::vector<std::string> args = {"train",      "--quiet", "--out",
+                                   out.string(), "--set",   "protocol.name=sync_switch"};
+  for (const std::string& set : sets) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  return tiny_run(args);
+}
+
+TEST(Tune, PolicyHoldsBspAccuracyAndEveryCandidateAndASecondSearchRerunsNothing) {
+  const ScratchDir scratch;
+  const Outcome search = run_hetps(search_args(scratch));
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  const nlohmann::json policy = read_json(policy_file(scratch));
+  EXPECT_EQ(policy.at("format"), "hetps-sync-switch-policy");
+  EXPECT_EQ(policy.at("chosen"), 0.0625);
+  EXPECT_EQ(policy.at("tolerance"), 1.0);
+  EXPECT_EQ(policy.at("seed"), 1);
+  EXPECT_EQ(policy.at("bsp_accuracy"),
+            read_json(fs::path(policy.at("bsp_run")) / "summary.json").at("final_accuracy"));
+  EXPECT_THAT(read_file(fs::path(policy.at("bsp_run")) / "config.toml"),
+              HasSubstr("\nbsp_fraction = 1\n"));
+
+  const std::vector<double> tried = {0.5, 0.25, 0.125, 0.0625};
+  ASSERT_EQ(policy.at("candidates").size(), tried.size());
+  for (size_t i = 0; i < tried.size(); ++i) {
+    const nlohmann::json& candidate = policy.at("candidates").at(i);
+    const fs::path run = candidate.at("run").get<std::string>();
+    EXPECT_EQ(candidate.at("bsp_fraction"), tried[i]);
+    EXPECT_EQ(candidate.at("accuracy"), read_json(run / "summary.json").at("final_accuracy"));
+    EXPECT_THAT(read_file(run / "config.toml"),
+                HasSubstr(fmt::format("\nbsp_fraction = {}\n", tried[i])));
+    EXPECT_EQ(run.parent_path(), scratch / "runs");
+    EXPECT_EQ(run.filename().string().size(), 16u) << "named by a 64-bit hash";
+  }
+  EXPECT_EQ(fs::path(policy.at("candidates").at(3).at("run")).filename().string(),
+            policy.at("config_hash").get<std::string>());
+
+  EXPECT_THAT(search.output, HasSubstr("[1/6] x = 1 (BSP): final accuracy "));
+  EXPECT_THAT(search.output, HasSubstr("[5/6] x = 0.0625: final accuracy "));
+  EXPECT_THAT(search.output, HasSubstr("chosen x = 0.0625: the smallest within 1 of BSP's"));
+  EXPECT_THAT(search.output, HasSubstr("policy file: " + policy_file(scratch).string()));
+  EXPECT_EQ(count(search.output, "cached"), 0u) << search.output;
+
+  const std::string first_policy = read_file(policy_file(scratch));
+  const Outcome again = run_hetps(search_args(scratch));
+  ASSERT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_EQ(count(again.output, ": cached, final accuracy "), 5u) << again.output;
+  EXPECT_EQ(count(again.output, ": final accuracy "), 0u) << again.output;
+  EXPECT_EQ(read_file(policy_file(scratch)), first_policy);
+}
+
+TEST(Tune, TrainWithThePolicyRepeatsTheChosenRun) {
+  const ScratchDir scratch;
+  const Outcome search = run_hetps(search_args(scratch));
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  const Outcome train = run_hetps(
+      train_args(scratch / "train", {"protocol.policy_file=" + policy_file(scratch).string()}));
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  const fs::path chosen = read_json(policy_file(scratch)).at("candidates").at(3).at("run");
+  // The log has no wall-clock field (metrics/records.h), so the runs agree byte for byte; the
+  // resolved configs too, since the policy file becomes bsp_fraction.
+  EXPECT_EQ(read_file(scratch / "train" / "log.jsonl"), read_file(chosen / "log.jsonl"));
+  EXPECT_EQ(read_file(scratch / "train" / "config.toml"), read_file(chosen / "config.toml"));
+}
+
+// A policy choosing x = 0.25, written as tune writes it.
+fs::path written_policy(const ScratchDir& scratch) {
+  config::SwitchPolicy policy;
+  policy.chosen = 0.25;
+  policy.candidates = {{0.5, 0.8, "runs/a"}, {0.25, 0.8, "runs/b"}};
+  const fs::path file = scratch / "policy.json";
+  config::write_switch_policy(file, policy);
+  return file;
+}
+
+TEST(TuneInput, PolicyFileWithBspFractionIsRefused) {
+  const ScratchDir scratch;
+  const std::string policy_set = "protocol.policy_file=" + written_policy(scratch).string();
+  const Outcome refused =
+      run_hetps(train_args(scratch / "run", {policy_set, "protocol.bsp_fraction=0.5"}));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output,
+              HasSubstr("hetps: --set protocol.bsp_fraction=0.5: protocol.bsp_fraction and "
+                        "protocol.policy_file (given at --set " +
+                        policy_set + ") both set Sync-Switch's switch point"));
+  EXPECT_FALSE(fs::exists(scratch / "run"));
+}
+
+TEST(TuneInput, BadPolicyFilesAreNamed) {
+  const ScratchDir scratch;
+  const fs::path missing = scratch / "missing.json";
+  const Outcome no_file = run_hetps(
+      tiny_run({"train", "--set", "protocol.name=sync_switch", "--set",
+                "protocol.policy_file=" + missing.string(), "--out", (scratch / "a").string()}));
+  EXPECT_EQ(no_file.exit_code, 2) << no_file.output;
+  EXPECT_THAT(no_file.output, HasSubstr("cannot read policy file " + missing.string()));
+
+  const fs::path wrong = scratch / "wrong.json";
+  std::ofstream(wrong) << R"({"format": "something-else", "version": 1})";
+  const Outcome bad = run_hetps(
+      tiny_run({"train", "--set", "protocol.name=sync_switch", "--set",
+                "protocol.policy_file=" + wrong.string(), "--out", (scratch / "b").string()}));
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_THAT(bad.output,
+              HasSubstr(wrong.string() + ": format must be \"hetps-sync-switch-policy\", got "
+                                         "\"something-else\""));
+}
+
+TEST(TuneInput, MpiEngineIsRefusedBeforeAnyRun) {
+  const ScratchDir scratch;
+  const Outcome refused = run_hetps(tiny_run(
+      {"tune", "sync-switch", "--runs", (scratch / "runs").string(), "--set", "engine=mpi"}));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("hetps: engine = \"mpi\": hetps tune runs its candidates"));
+  EXPECT_FALSE(fs::exists(scratch / "runs"));
+}
+
+TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
+  const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("--tolerance"));
+}
+
+}  // namespace
+}  // namespace hetps::cli
