@@ -6,6 +6,7 @@
 #include "config/config.h"
 #include "data/dataset.h"
 #include "model/learner.h"
+#include "params/layout.h"
 
 namespace hetps::engine {
 
@@ -13,5 +14,12 @@ namespace hetps::engine {
 // work on the same cores would make the step look slower than it is.
 double measure_step_seconds(const config::Config& config, const data::Dataset& train,
                             model::Learner& learner);
+
+// What the server does for each asynchronous update, measured the same way on a throwaway
+// server of the run's options: apply one gradient, and copy the new model for the workers that
+// pull it. In Gbit/s of update, as `cluster.apply_gbps` takes it: the simulator calibrated with
+// it and `worker_gflops` sees the server's turnaround the real engine has (bench/
+// sim_vs_threads.sh).
+double measure_apply_gbps(const config::Config& config, const params::ParamLayout& layout);
 
 }  // namespace hetps::engine

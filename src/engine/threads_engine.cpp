@@ -128,7 +128,8 @@ void ThreadsEngine::calibrate() {
   loop_.state().record(
       {"calibration",
        {{"step_seconds", step_seconds},
-        {"flops_per_step", learner->flops_per_sample() * config_.data.batch_size}}},
+        {"flops_per_step", learner->flops_per_sample() * config_.data.batch_size},
+        {"apply_gbps", measure_apply_gbps(config_, learner->layout())}}},
       0.0);
 }
 

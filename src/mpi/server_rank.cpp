@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 
 #include "engine/server_loop.h"
+#include "engine/step_calibration.h"
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
 #include "mpi/shard_peers.h"
@@ -23,7 +24,8 @@ void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
     loop.state().record(
         {"calibration",
          {{"step_seconds", *setup.calibrated_step},
-          {"flops_per_step", evaluator.flops_per_sample() * setup.config.data.batch_size}}},
+          {"flops_per_step", evaluator.flops_per_sample() * setup.config.data.batch_size},
+          {"apply_gbps", engine::measure_apply_gbps(setup.config, evaluator.layout())}}},
         0.0);
   }
   const std::vector<std::string> crowded = setup.layout.crowded_hosts();
