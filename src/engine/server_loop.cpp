@@ -29,6 +29,10 @@ void ServerLoop::start() {
                           *this);
   send_replies();
   engine_.evaluate(state_, 0.0);
+  // A worker stuck before its first pull (loading data, say) is a stall like any other.
+  for (int worker = 0; worker < config_.cluster.workers; ++worker) {
+    if (owed_[static_cast<size_t>(worker)] < 0) inspector_.expect(worker, now(), "its first pull");
+  }
 }
 
 std::string ServerLoop::serve() {
@@ -51,6 +55,7 @@ std::string ServerLoop::serve() {
 }
 
 void ServerLoop::on_first_pull(int worker) {
+  inspector_.settle(worker);
   state_.protocol().on_pull_request(worker, *this);
   send_replies();
 }

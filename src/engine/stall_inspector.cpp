@@ -14,13 +14,15 @@ StallInspector::StallInspector(double warning_seconds, double timeout_seconds,
       timeout_seconds_(timeout_seconds),
       describe_(std::move(describe)) {}
 
-void StallInspector::expect(int worker, double since) { waits_[worker] = Wait{since, false}; }
+void StallInspector::expect(int worker, double since, std::string awaited) {
+  waits_[worker] = Wait{since, std::move(awaited), false};
+}
 
 void StallInspector::settle(int worker) { waits_.erase(worker); }
 
 std::string StallInspector::describe_wait(int worker, const Wait& wait, double now) const {
-  return fmt::format("{} (waiting for its update since {:.1f} s, {:.1f} s ago)", describe_(worker),
-                     wait.since, now - wait.since);
+  return fmt::format("{} (waiting for {} since {:.1f} s, {:.1f} s ago)", describe_(worker),
+                     wait.awaited, wait.since, now - wait.since);
 }
 
 StallInspector::Findings StallInspector::check(double now) {
@@ -37,7 +39,7 @@ StallInspector::Findings StallInspector::check(double now) {
   }
   if (!overdue.empty()) {
     findings.timeout =
-        fmt::format("stalled: no update for longer than run.stall_timeout_s = {} from {}",
+        fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}",
                     timeout_seconds_, fmt::join(overdue, "; "));
   }
   return findings;

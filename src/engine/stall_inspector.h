@@ -1,5 +1,5 @@
-// Never a silent hang: remembers, for every worker the server is waiting on (its update is
-// due), since when, and says so once a wait passes `run.stall_warning_s`; past
+// Never a silent hang: remembers, for every worker the server is waiting on (its first pull,
+// or an update that is due), since when, and says so once a wait passes `run.stall_warning_s`; past
 // `run.stall_timeout_s` it produces the message the run stops with. Pure: the engine passes
 // its own time (virtual or wall) and says how to name a worker (its rank and host on MPI).
 #pragma once
@@ -17,9 +17,10 @@ class StallInspector {
   StallInspector(double warning_seconds, double timeout_seconds,
                  std::function<std::string(int worker)> describe);
 
-  // The engine now waits for an update from `worker`, since `since`.
-  void expect(int worker, double since);
-  // The awaited update came, or the worker is gone: nothing waits for it any more.
+  // The engine now waits for `awaited` from `worker` ("its update", "its first pull"), since
+  // `since`.
+  void expect(int worker, double since, std::string awaited = "its update");
+  // The awaited message came, or the worker is gone: nothing waits for it any more.
   void settle(int worker);
 
   struct Findings {
@@ -33,6 +34,7 @@ class StallInspector {
  private:
   struct Wait {
     double since = 0;
+    std::string awaited;
     bool warned = false;
   };
   std::string describe_wait(int worker, const Wait& wait, double now) const;

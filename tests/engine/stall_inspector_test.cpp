@@ -46,11 +46,19 @@ TEST(StallInspectorTest, TimeoutNamesEveryOverdueWorkerAndTheSetting) {
   StallInspector::Findings findings = inspector.check(6.0);
   ASSERT_TRUE(findings.timeout);
   EXPECT_EQ(*findings.timeout,
-            "stalled: no update for longer than run.stall_timeout_s = 5 from "
+            "stalled: waited longer than run.stall_timeout_s = 5 for "
             "rank 1 (waiting for its update since 0.0 s, 6.0 s ago); "
             "rank 5 (waiting for its update since 0.5 s, 5.5 s ago)");
   // Never warned before, so this check warns about both as well.
   EXPECT_EQ(findings.warnings.size(), 2u);
+}
+
+TEST(StallInspectorTest, NamesWhatItWaitsFor) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(0, 0.0, "its first pull");
+  EXPECT_EQ(*inspector.check(5.0).timeout,
+            "stalled: waited longer than run.stall_timeout_s = 5 for "
+            "rank 1 (waiting for its first pull since 0.0 s, 5.0 s ago)");
 }
 
 TEST(StallInspectorTest, SettleEndsTheWait) {
