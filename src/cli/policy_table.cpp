@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "protocol/switch_search.h"
+
 namespace hetps::cli {
 namespace {
 
@@ -22,12 +24,12 @@ std::string format_policy_table(const config::SwitchPolicy& policy) {
   text += fmt::format(kRow, "1 (BSP)", fmt::format("{:.4f}", policy.bsp_accuracy), "", "",
                       policy.bsp_run);
   for (const config::PolicyCandidate& candidate : policy.candidates) {
-    // Held: the search's rule (switch_search.h), within the tolerance below BSP's accuracy.
-    const double difference = candidate.accuracy - policy.bsp_accuracy;
-    text +=
-        fmt::format(kRow, fmt::format("{}", candidate.bsp_fraction),
-                    fmt::format("{:.4f}", candidate.accuracy), fmt::format("{:+.4f}", difference),
-                    difference >= -policy.tolerance ? "yes" : "no", candidate.run);
+    const bool held =
+        protocol::holds_within(candidate.accuracy, policy.bsp_accuracy, policy.tolerance);
+    text += fmt::format(kRow, fmt::format("{}", candidate.bsp_fraction),
+                        fmt::format("{:.4f}", candidate.accuracy),
+                        fmt::format("{:+.4f}", candidate.accuracy - policy.bsp_accuracy),
+                        held ? "yes" : "no", candidate.run);
   }
   return text;
 }

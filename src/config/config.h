@@ -95,7 +95,7 @@ struct ClusterConfig {
   std::vector<double> link_latency_ms = {0.05};
   double server_gbps = 10.0;  // each server shard's up/down link
   double server_latency_ms = 0.05;
-  double apply_gbps = 80.0;  // server apply rate (bytes of update per second)
+  double apply_gbps = 80.0;  // server apply rate, in Gbit/s of update applied
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
   std::string trace;                    // CSV of per-worker relative speed over time

@@ -69,8 +69,16 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   payloads.reserve(order.update_ids.size());
   for (int id : order.update_ids) payloads.push_back(pool_.buffer(id).data());
   const int64_t version_before = server_->version();
-  // The remote shards first: they apply while this one does.
-  if (remote_ != nullptr) remote_->apply(order, stats_.samples());
+  // The remote shards first, so that they apply while this one does; an order the local apply
+  // would refuse must not reach them.
+  if (remote_ != nullptr) {
+    if (payloads.empty() || payloads.size() != order.weights.size()) {
+      throw std::invalid_argument(fmt::format(
+          "ServerState::apply: {} updates for {} weights (need one per weight, at least one)",
+          payloads.size(), order.weights.size()));
+    }
+    remote_->apply(order, stats_.samples());
+  }
   server_->apply(order, payloads, stats_.samples());
   for (int id : order.update_ids) {
     const protocol::UpdateInfo& info = pool_.at(id).info;

@@ -3,6 +3,10 @@
 #include <algorithm>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+
 namespace hetps::mpi {
 namespace {
 
@@ -38,6 +42,40 @@ std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag) {
   MPI_Iprobe(source, tag, comm, &waiting, &status);
   if (!waiting) return std::nullopt;
   return status;
+}
+
+namespace {
+
+[[noreturn]] void give_up(double patience, const std::function<std::string()>& what) {
+  throw engine::StallError(
+      fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}", patience, what()));
+}
+
+}  // namespace
+
+void wait_for(MPI_Request& request, double patience, const std::function<std::string()>& what) {
+  const double give_up_at = MPI_Wtime() + patience;
+  Backoff backoff;
+  for (;;) {
+    int done = 0;
+    MPI_Test(&request, &done, MPI_STATUS_IGNORE);
+    if (done) return;
+    const double left = give_up_at - MPI_Wtime();
+    if (left <= 0) give_up(patience, what);
+    backoff.pause(left);
+  }
+}
+
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, double patience,
+                            const std::function<std::string()>& what) {
+  const double give_up_at = MPI_Wtime() + patience;
+  Backoff backoff;
+  for (;;) {
+    if (const auto status = probe(comm, source, tag)) return *status;
+    const double left = give_up_at - MPI_Wtime();
+    if (left <= 0) give_up(patience, what);
+    backoff.pause(left);
+  }
 }
 
 MPI_Status wait_for_message(MPI_Comm comm, int source, int tag) {

@@ -10,9 +10,11 @@
 #include <mpi.h>
 
 #include <chrono>
+#include <functional>
 #include <limits>
 #include <optional>
 #include <span>
+#include <string>
 
 namespace hetps::mpi {
 
@@ -34,5 +36,12 @@ void wait_for_all(std::span<MPI_Request> requests);
 std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag);
 // Waits for such a message: for one that is known to follow another already taken.
 MPI_Status wait_for_message(MPI_Comm comm, int source, int tag);
+
+// The same waits, given up `patience` seconds from now with a StallError that names what was
+// awaited (`what()`) ("stalled: waited longer than run.stall_timeout_s = ... for
+// <what>"). For waits that hold up a rank whose own stall inspector is not running.
+void wait_for(MPI_Request& request, double patience, const std::function<std::string()>& what);
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, double patience,
+                            const std::function<std::string()>& what);
 
 }  // namespace hetps::mpi

@@ -55,7 +55,7 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
   const std::vector<params::KeyRange> slices =
       evaluator->layout().shard_ranges(static_cast<size_t>(layout.servers()));
   std::optional<ShardPeers> peers;
-  if (layout.servers() > 1) peers.emplace(setup.comm, layout, slices);
+  if (layout.servers() > 1) peers.emplace(setup.comm, layout, slices, config.run.stall_timeout_s);
   ShardPeers* remote = peers ? &*peers : nullptr;
   RunClock clock;
   ServerEndpoint endpoint(setup.comm, layout, slices.front(), remote, clock);

@@ -39,16 +39,19 @@ void read(std::span<const char>& bytes, T* values, size_t count) {
 }  // namespace
 
 std::vector<char> encode(const ShardOrder& order) {
-  const Header header{order.kind,
-                      order.apply.kind,
-                      order.samples_processed,
-                      order.update_id,
-                      order.settings.lr_scale,
-                      order.settings.momentum,
-                      order.worker,
-                      order.version,
-                      order.apply.update_ids.size(),
-                      order.apply.weights.size()};
+  // Zeroed first: the padding between fields goes on the wire too.
+  Header header;
+  std::memset(&header, 0, sizeof(header));
+  header.kind = order.kind;
+  header.update_kind = order.apply.kind;
+  header.samples_processed = order.samples_processed;
+  header.update_id = order.update_id;
+  header.lr_scale = order.settings.lr_scale;
+  header.momentum = order.settings.momentum;
+  header.worker = order.worker;
+  header.version = order.version;
+  header.update_ids = order.apply.update_ids.size();
+  header.weights = order.apply.weights.size();
   std::vector<char> bytes;
   append(bytes, &header, 1);
   append(bytes, order.apply.update_ids.data(), order.apply.update_ids.size());

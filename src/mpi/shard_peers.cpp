@@ -1,12 +1,14 @@
 #include "mpi/shard_peers.h"
 
+#include <fmt/format.h>
+
 #include "mpi/patient_wait.h"
 
 namespace hetps::mpi {
 
 ShardPeers::ShardPeers(MPI_Comm comm, const RankLayout& layout,
-                       std::vector<params::KeyRange> slices)
-    : comm_(comm), layout_(layout), slices_(std::move(slices)) {}
+                       std::vector<params::KeyRange> slices, double patience)
+    : comm_(comm), layout_(layout), slices_(std::move(slices)), patience_(patience) {}
 
 ShardPeers::~ShardPeers() {
   complete_sends();
@@ -68,7 +70,10 @@ void ShardPeers::fetch_model(server::ParameterServer& server) {
     fetched_.resize(keys.size());
     MPI_Request request =
         post_receive_floats(fetched_, layout_.shard_rank(shard), kShardModel, comm_);
-    wait_for(request);
+    wait_for(request, patience_, [&] {
+      return fmt::format("server shard rank {}'s slice of version {}", layout_.shard_rank(shard),
+                         server.version());
+    });
     server.load_keys(keys, fetched_);
   }
 }

@@ -23,8 +23,10 @@ namespace hetps::mpi {
 
 class ShardPeers : public engine::RemoteShards {
  public:
-  // `slices`: every shard's keys, shard 0's (rank 0's own) first.
-  ShardPeers(MPI_Comm comm, const RankLayout& layout, std::vector<params::KeyRange> slices);
+  // `slices`: every shard's keys, shard 0's (rank 0's own) first; `patience`: how long a fetch
+  // waits for a shard's slice (run.stall_timeout_s).
+  ShardPeers(MPI_Comm comm, const RankLayout& layout, std::vector<params::KeyRange> slices,
+             double patience);
   // Orders still in flight are left alive: MPI may still read them, and the job is failing.
   ~ShardPeers() override;
 
@@ -51,6 +53,7 @@ class ShardPeers : public engine::RemoteShards {
   MPI_Comm comm_;
   const RankLayout& layout_;
   std::vector<params::KeyRange> slices_;
+  double patience_;
   std::set<int> pushed_;
   std::list<OrderInFlight> in_flight_;  // a list: MPI reads each order where it was put
   std::vector<float> fetched_;          // a shard's slice, on its way into the model

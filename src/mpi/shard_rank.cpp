@@ -22,7 +22,8 @@ namespace {
 class ShardServer {
  public:
   ShardServer(const RankSetup& setup, server::ParameterServer& server, int shard)
-      : comm_(setup.comm),
+      : patience_(setup.config.run.stall_timeout_s),
+        comm_(setup.comm),
         slice_comm_(setup.slice_comm),
         layout_(setup.layout),
         server_(server),
@@ -131,7 +132,11 @@ class ShardServer {
     for (int id : order.apply.update_ids) {
       // Rank 0 took the update, so its slice here is sent or on its way.
       while (updates_.count(id) == 0) {
-        take_update(wait_for_message(comm_, MPI_ANY_SOURCE, kUpdateHeader).MPI_SOURCE);
+        const auto what = [&] {
+          return fmt::format("the slice of update {} at server shard rank {}", id, layout_.rank());
+        };
+        take_update(
+            wait_for_message(comm_, MPI_ANY_SOURCE, kUpdateHeader, patience_, what).MPI_SOURCE);
       }
       payloads.push_back(updates_.at(id).data());
     }
@@ -158,6 +163,7 @@ class ShardServer {
     }
   }
 
+  double patience_;  // run.stall_timeout_s
   MPI_Comm comm_;
   MPI_Comm slice_comm_;
   const RankLayout& layout_;

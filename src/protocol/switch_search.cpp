@@ -2,6 +2,10 @@
 
 namespace hetps::protocol {
 
+bool holds_within(double accuracy, double bsp_accuracy, double tolerance) {
+  return accuracy >= bsp_accuracy - tolerance;
+}
+
 SwitchSearchResult search_switch_point(const std::function<double(double)>& final_accuracy,
                                        const SwitchSearchOptions& options) {
   SwitchSearchResult result;
@@ -10,7 +14,7 @@ SwitchSearchResult search_switch_point(const std::function<double(double)>& fina
   const auto holds = [&](double x) {
     const double accuracy = final_accuracy(x);
     result.candidates.push_back({x, accuracy});
-    return accuracy >= result.bsp_accuracy - options.tolerance;
+    return holds_within(accuracy, result.bsp_accuracy, options.tolerance);
   };
   double held = 1.0;  // the smallest x that held so far
   for (double x = 0.5; x >= options.smallest; x /= 2) {

@@ -28,6 +28,10 @@ struct SwitchSearchResult {
   std::vector<SwitchCandidate> candidates;  // in the order tried
 };
 
+// Whether a candidate's final accuracy is within `tolerance` of BSP's: the search's rule, which
+// every report of a search must use too (the same floating-point test decides the boundary).
+bool holds_within(double accuracy, double bsp_accuracy, double tolerance);
+
 // `final_accuracy(x)` trains the job with bsp_fraction x and returns its final accuracy; it is
 // called first with x = 1 (BSP), then once per candidate.
 SwitchSearchResult search_switch_point(const std::function<double(double)>& final_accuracy,

@@ -101,6 +101,22 @@ TEST(MpiShardsTest, SynchronousRoundsOnTwoShardsGetTheBitsOfOneServer) {
   }
 }
 
+// The fast worker crashes while its update waits at the barrier for the slow one: the shards
+// drop its pushed slice (a Discard order) and the rounds go on with the other worker alone.
+TEST(MpiShardsTest, ARoundOnTwoShardsDropsTheUpdateOfAWorkerThatCrashedAtTheBarrier) {
+  config::Config config = sharded_config("bsp", 2);
+  config.cluster.speeds = {1.0, 0.02};  // the fast worker waits at the barrier 98% of the time
+  config.cluster.failures = {{.worker = 0, .time = 0.15, .kind = "crash"}};
+  config.train.max_samples = 1'000'000'000;
+  config.train.max_time = 0.4;
+  const Outcome bsp = run_small(config);
+  if (mpi::world_rank() != 0) return;
+  EXPECT_EQ(bsp.summary.stop_reason, "max_time");
+  ASSERT_GE(bsp.log.evals.size(), 2u);
+  EXPECT_GT(bsp.log.evals.back().updates, 0);
+  EXPECT_NE(bsp.log.evals.back().model_hash, bsp.log.evals.front().model_hash);
+}
+
 // A crashed worker's update is never pushed: the shards must not wait for it.
 TEST(MpiShardsTest, AsynchronousTrainingOnTwoShardsGoesOnWithoutACrashedWorker) {
   config::Config config = sharded_config("asp", 2);
