@@ -25,7 +25,8 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
 
 void ServerLoop::start() {
   state_.protocol().start(protocol::RunShape{config_.cluster.workers, config_.train.max_samples,
-                                             config_.data.batch_size, config_.train.momentum},
+                                             config_.data.batch_size, config_.train.momentum,
+                                             config_.seed},
                           *this);
   send_replies();
   engine_.evaluate(state_, 0.0);

@@ -67,7 +67,8 @@ metrics::Summary SimEngine::run() {
     schedule(failure.time, EventKind::WorkerFails, failure.worker);
   }
   state_.protocol().start(protocol::RunShape{workers, config_.train.max_samples,
-                                             config_.data.batch_size, config_.train.momentum},
+                                             config_.data.batch_size, config_.train.momentum,
+                                             config_.seed},
                           *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   send_replies();

@@ -6,5 +6,6 @@
 namespace hetps::protocol {
 
 ProtocolInfo sync_switch_protocol();
+ProtocolInfo petrel_protocol();
 
 }  // namespace hetps::protocol

@@ -113,6 +113,7 @@ struct RunShape {
   int64_t max_samples = 0;  // the run's budget (Sync-Switch's S derives from it)
   int batch_size = 1;
   double momentum = 0;  // the server optimizer's configured momentum (Sync-Switch's m)
+  uint64_t seed = 0;    // the run's seed (Petrel's k-means++ seeding)
 };
 
 class Protocol {

@@ -3,19 +3,9 @@
 #include <algorithm>
 #include <numeric>
 
+#include "protocol/median.h"
+
 namespace hetps::protocol {
-namespace {
-
-double median(const std::deque<double>& values) {
-  if (values.empty()) return 0;
-  std::vector<double> sorted(values.begin(), values.end());
-  const auto middle = sorted.begin() + static_cast<std::ptrdiff_t>(sorted.size() / 2);
-  std::nth_element(sorted.begin(), middle, sorted.end());
-  if (sorted.size() % 2 == 1) return *middle;
-  return (*middle + *std::max_element(sorted.begin(), middle)) / 2;
-}
-
-}  // namespace
 
 StragglerDetector::StragglerDetector(int workers, StragglerOptions options)
     : options_(options), workers_(static_cast<size_t>(workers)) {}
@@ -31,7 +21,8 @@ StragglerDetector::Change StragglerDetector::observe(int worker, double step_sec
   steps.recent.push_back(step_seconds);
   if (steps.recent.size() > static_cast<size_t>(options_.window)) steps.recent.pop_front();
   const bool judged = steps.profile.size() >= static_cast<size_t>(options_.window);
-  const bool slow = judged && recent_mean(steps) > options_.factor * median(steps.profile);
+  const bool slow = judged && recent_mean(steps) > options_.factor * median({steps.profile.begin(),
+                                                                             steps.profile.end()});
   Change change = Change::None;
   if (slow && !steps.flagged) {
     steps.flagged = true;
@@ -56,7 +47,9 @@ int StragglerDetector::stragglers() const {
   return static_cast<int>(std::ranges::count(workers_, true, &WorkerSteps::flagged));
 }
 
-double StragglerDetector::profiled_seconds(int worker) const { return median(at(worker).profile); }
+double StragglerDetector::profiled_seconds(int worker) const {
+  return median({at(worker).profile.begin(), at(worker).profile.end()});
+}
 
 double StragglerDetector::slowdown(int worker) const {
   const double profiled = profiled_seconds(worker);

@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "protocol/hybrids.h"
+#include "protocol/param_specs.h"
 
 namespace hetps::protocol {
 
@@ -147,7 +148,8 @@ nlohmann::json SyncSwitch::save_state() const {
            {{"workers", shape_.workers},
             {"max_samples", shape_.max_samples},
             {"batch_size", shape_.batch_size},
-            {"momentum", shape_.momentum}}},
+            {"momentum", shape_.momentum},
+            {"seed", shape_.seed}}},
           {"bsp", bsp_.save_state()},
           {"detector", detector_.save_state()},
           {"phase", phase_ == Phase::Bsp ? "bsp" : "asp"},
@@ -162,7 +164,8 @@ nlohmann::json SyncSwitch::save_state() const {
 void SyncSwitch::restore_state(const nlohmann::json& state) {
   const auto& shape = state.at("shape");
   shape_ = RunShape{shape.at("workers").get<int>(), shape.at("max_samples").get<int64_t>(),
-                    shape.at("batch_size").get<int>(), shape.at("momentum").get<double>()};
+                    shape.at("batch_size").get<int>(), shape.at("momentum").get<double>(),
+                    shape.value("seed", uint64_t{0})};  // absent from older states
   bsp_.restore_state(state.at("bsp"));
   detector_ = StragglerDetector(shape_.workers, options_.straggler);
   detector_.restore_state(state.at("detector"));
@@ -184,29 +187,6 @@ OnlinePolicy online_policy_named(const std::string& name) {
   if (name == "elastic") return OnlinePolicy::Elastic;
   throw std::invalid_argument("protocol.online: unknown policy '" + name +
                               "' (allowed: none, greedy, elastic)");
-}
-
-double number(const config::ProtocolParams& params, const std::string& name) {
-  return std::get<double>(params.at(name));
-}
-
-const std::string& word(const config::ProtocolParams& params, const std::string& name) {
-  return std::get<std::string>(params.at(name));
-}
-
-ParamSpec number_param(std::string name, double default_value, std::string help, double min,
-                       double max, bool integer = false) {
-  return ParamSpec{std::move(name), default_value, std::move(help), min, max, integer, {}};
-}
-
-ParamSpec word_param(std::string name, std::string default_value, std::string help,
-                     std::vector<std::string> choices) {
-  return ParamSpec{std::move(name), std::move(default_value), std::move(help), 0, 0,
-                   false,           std::move(choices)};
-}
-
-ParamSpec text_param(std::string name, std::string help) {
-  return ParamSpec{std::move(name), std::string(), std::move(help), 0, 0, false, {}, true};
 }
 
 }  // namespace

@@ -208,4 +208,28 @@ TEST_P(EngineContract, SyncSwitchLeavesBspAfterItsBudgetOfRounds) {
   EXPECT_EQ(sync_switch.summary.updates, 20 + 3 * 20);
 }
 
+// Petrel profiles the workers as BSP, then puts the two alike ones in one community led by
+// one of them, whose single push per round carries both members' steps.
+TEST_P(EngineContract, PetrelGroupsAlikeWorkersAndTheirLeaderPushesForBoth) {
+  config::Config config = contract_config("petrel");
+  config.cluster.speeds = {1.0, 1.0, 0.25};
+  config.protocol.params["profile_steps"] = 3.0;
+  Outcome petrel = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(petrel.summary.stop_reason, "max_samples");
+  std::vector<nlohmann::json> regroups;
+  for (const auto& event : petrel.log.events) {
+    if (event.at("type") == "regroup") regroups.push_back(event);
+  }
+  ASSERT_EQ(regroups.size(), 2u);
+  EXPECT_EQ(regroups[0].at("reason"), "profile");
+  EXPECT_EQ(regroups[1].at("reason"), "profiled");
+  auto communities = regroups[1].at("communities").get<std::vector<std::vector<int>>>();
+  ASSERT_EQ(communities.size(), 2u);
+  std::sort(communities[0].begin(), communities[0].end());
+  EXPECT_EQ(communities[0], (std::vector<int>{0, 1}));
+  EXPECT_EQ(communities[1], (std::vector<int>{2}));
+  EXPECT_GT(petrel.summary.bytes_worker_to_worker, 0);
+}
+
 }  // namespace hetps::testing

@@ -1,0 +1,227 @@
+#include "protocol/community_rounds.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+namespace hetps::protocol {
+
+CommunityRounds::CommunityRounds(int workers, int64_t staleness, Grouping grouping)
+    : workers_(workers), staleness_(staleness) {
+  for (int w = 0; w < workers; ++w) live_.insert(w);
+  install(std::move(grouping));
+}
+
+void CommunityRounds::install(Grouping grouping) {
+  std::set<int> held;
+  for (const Community& community : state_)
+    held.insert(community.held.begin(), community.held.end());
+  Grouping kept{{}, grouping.aggregate_at_leader};
+  std::vector<int> placed;
+  for (const std::vector<int>& members : grouping.communities) {
+    std::vector<int> live_members;
+    for (int member : members) {
+      if (member < 0 || member >= workers_) {
+        throw std::invalid_argument(
+            fmt::format("a grouping names worker {} of {}", member, workers_));
+      }
+      if (std::find(placed.begin(), placed.end(), member) != placed.end()) {
+        throw std::invalid_argument(fmt::format("a grouping places worker {} twice", member));
+      }
+      placed.push_back(member);
+      if (live_.contains(member)) live_members.push_back(member);
+    }
+    if (!live_members.empty()) kept.communities.push_back(std::move(live_members));
+  }
+  for (int worker : live_) {
+    if (std::find(placed.begin(), placed.end(), worker) == placed.end()) {
+      throw std::invalid_argument(fmt::format("a grouping leaves out live worker {}", worker));
+    }
+  }
+  grouping_ = std::move(kept);
+  state_.assign(grouping_.communities.size(), Community{});
+  community_of_.assign(static_cast<size_t>(workers_), -1);
+  for (size_t c = 0; c < grouping_.communities.size(); ++c) {
+    for (int member : members(c)) {
+      community_of_[static_cast<size_t>(member)] = static_cast<int>(c);
+      if (held.contains(member)) state_[c].held.insert(member);
+    }
+  }
+}
+
+void CommunityRounds::regroup(Grouping grouping, Actions& actions) {
+  pending_ = std::move(grouping);
+  try_start_rounds(actions);
+}
+
+std::vector<int64_t> CommunityRounds::rounds() const {
+  std::vector<int64_t> rounds;
+  for (const Community& community : state_) rounds.push_back(community.rounds);
+  return rounds;
+}
+
+void CommunityRounds::on_pull_request(int worker, Actions& actions) {
+  if (!live_.contains(worker)) return;
+  state_[static_cast<size_t>(community_of_[static_cast<size_t>(worker)])].held.insert(worker);
+  try_start_rounds(actions);
+}
+
+bool CommunityRounds::may_start(size_t c) const {
+  const Community& community = state_[c];
+  if (community.in_round || members(c).empty() || community.held.size() < members(c).size()) {
+    return false;
+  }
+  if (staleness_ == kUnbounded) return true;
+  for (size_t other = 0; other < state_.size(); ++other) {
+    if (other != c && !members(other).empty() &&
+        community.rounds - state_[other].rounds > staleness_) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// Starts every round that may start, or, while a regroup waits, installs it once no round is
+// left in progress.
+void CommunityRounds::try_start_rounds(Actions& actions) {
+  if (pending_) {
+    const bool any_in_round =
+        std::any_of(state_.begin(), state_.end(), [](const Community& c) { return c.in_round; });
+    if (any_in_round) return;
+    install(std::move(*pending_));
+    pending_.reset();
+  }
+  for (size_t c = 0; c < state_.size(); ++c) {
+    if (!may_start(c)) continue;
+    Community& community = state_[c];
+    community.in_round = true;
+    community.held.clear();
+    const std::vector<int>& group = members(c);
+    WorkerPlan leads;
+    WorkerPlan follows;
+    if (grouping_.aggregate_at_leader) {
+      leads.gather_from.assign(group.begin() + 1, group.end());
+      follows.send_to = group.front();
+    }
+    // In worker order, as a barrier answers.
+    std::vector<int> answered = group;
+    std::sort(answered.begin(), answered.end());
+    for (int member : answered)
+      actions.reply_pull(member, member == group.front() ? leads : follows);
+  }
+}
+
+void CommunityRounds::on_update(const UpdateInfo& update, Actions& actions) {
+  const int c =
+      live_.contains(update.worker) ? community_of_[static_cast<size_t>(update.worker)] : -1;
+  if (c < 0 || !state_[static_cast<size_t>(c)].in_round) {
+    actions.discard(update.id);
+    return;
+  }
+  Community& community = state_[static_cast<size_t>(c)];
+  if (grouping_.aggregate_at_leader) {
+    if (update.worker != members(static_cast<size_t>(c)).front()) {
+      actions.discard(update.id);
+      return;
+    }
+    actions.apply({update.kind, {update.id}, {1.0}});  // the leader's mean of its community
+    close_round(static_cast<size_t>(c), actions);
+    return;
+  }
+  if (!community.contributions.emplace(update.worker, update.id).second) {
+    actions.discard(update.id);
+    return;
+  }
+  close_if_complete(static_cast<size_t>(c), actions);
+}
+
+void CommunityRounds::close_if_complete(size_t c, Actions& actions) {
+  Community& community = state_[c];
+  if (!community.in_round || grouping_.aggregate_at_leader ||
+      community.contributions.size() < members(c).size()) {
+    return;
+  }
+  ApplyOrder order;
+  const double weight = 1.0 / static_cast<double>(community.contributions.size());
+  for (const auto& [worker, id] : community.contributions) {  // worker order: BSP's sums
+    order.update_ids.push_back(id);
+    order.weights.push_back(weight);
+  }
+  community.contributions.clear();
+  actions.apply(order);
+  close_round(c, actions);
+}
+
+void CommunityRounds::close_round(size_t c, Actions& actions) {
+  state_[c].in_round = false;
+  ++state_[c].rounds;
+  try_start_rounds(actions);
+}
+
+void CommunityRounds::on_worker_failed(int worker, Actions& actions) {
+  if (!live_.erase(worker)) return;
+  const auto c = static_cast<size_t>(community_of_[static_cast<size_t>(worker)]);
+  community_of_[static_cast<size_t>(worker)] = -1;
+  Community& community = state_[c];
+  std::vector<int>& group = grouping_.communities[c];
+  const bool was_leader = group.front() == worker;
+  std::erase(group, worker);
+  community.held.erase(worker);
+  if (auto it = community.contributions.find(worker); it != community.contributions.end()) {
+    actions.discard(it->second);
+    community.contributions.erase(it);
+  }
+  // The engine sends a dead leader's members back to the server: their pulls start the next
+  // round, under the next leader.
+  if (grouping_.aggregate_at_leader && was_leader) community.in_round = false;
+  if (group.empty()) community.in_round = false;
+  close_if_complete(c, actions);
+  try_start_rounds(actions);
+}
+
+nlohmann::json CommunityRounds::save_state() const {
+  nlohmann::json communities = nlohmann::json::array();
+  for (size_t c = 0; c < state_.size(); ++c) {
+    communities.push_back({{"members", members(c)},
+                           {"held", state_[c].held},
+                           {"contributions", state_[c].contributions},
+                           {"in_round", state_[c].in_round},
+                           {"rounds", state_[c].rounds}});
+  }
+  nlohmann::json state = {{"live", live_},
+                          {"aggregate_at_leader", grouping_.aggregate_at_leader},
+                          {"communities", communities}};
+  if (pending_) {
+    state["pending"] = {{"communities", pending_->communities},
+                        {"aggregate_at_leader", pending_->aggregate_at_leader}};
+  }
+  return state;
+}
+
+void CommunityRounds::restore_state(const nlohmann::json& state) {
+  live_ = state.at("live").get<std::set<int>>();
+  grouping_ = {{}, state.at("aggregate_at_leader").get<bool>()};
+  state_.clear();
+  community_of_.assign(static_cast<size_t>(workers_), -1);
+  for (const nlohmann::json& saved : state.at("communities")) {
+    grouping_.communities.push_back(saved.at("members").get<std::vector<int>>());
+    Community& community = state_.emplace_back();
+    community.held = saved.at("held").get<std::set<int>>();
+    community.contributions = saved.at("contributions").get<std::map<int, int>>();
+    community.in_round = saved.at("in_round").get<bool>();
+    community.rounds = saved.at("rounds").get<int64_t>();
+    for (int member : grouping_.communities.back()) {
+      community_of_.at(static_cast<size_t>(member)) = static_cast<int>(state_.size() - 1);
+    }
+  }
+  pending_.reset();
+  if (state.contains("pending")) {
+    const nlohmann::json& pending = state.at("pending");
+    pending_ = Grouping{pending.at("communities").get<std::vector<std::vector<int>>>(),
+                        pending.at("aggregate_at_leader").get<bool>()};
+  }
+}
+
+}  // namespace hetps::protocol
