@@ -195,10 +195,7 @@ TEST_P(EngineContract, SyncSwitchLeavesBspAfterItsBudgetOfRounds) {
   Outcome sync_switch = run_small(config);
   if (!primary(config)) return;
   EXPECT_EQ(sync_switch.summary.stop_reason, "max_samples");
-  std::vector<nlohmann::json> phases;
-  for (const auto& event : sync_switch.log.events) {
-    if (event.at("type") == "phase") phases.push_back(event);
-  }
+  const std::vector<nlohmann::json> phases = events_of_type(sync_switch, "phase");
   ASSERT_EQ(phases.size(), 1u);
   EXPECT_EQ(phases[0].at("reason"), "budget");
   EXPECT_EQ(phases[0].at("bsp_rounds"), 20);
@@ -219,10 +216,7 @@ TEST_P(EngineContract, PetrelGroupsAlikeWorkersAndTheirLeaderPushesForBoth) {
   Outcome petrel = run_small(config);
   if (!primary(config)) return;
   EXPECT_EQ(petrel.summary.stop_reason, "max_samples");
-  std::vector<nlohmann::json> regroups;
-  for (const auto& event : petrel.log.events) {
-    if (event.at("type") == "regroup") regroups.push_back(event);
-  }
+  const std::vector<nlohmann::json> regroups = events_of_type(petrel, "regroup");
   ASSERT_EQ(regroups.size(), 2u);
   EXPECT_EQ(regroups[0].at("reason"), "profile");
   EXPECT_EQ(regroups[1].at("reason"), "profiled");

@@ -23,14 +23,6 @@ config::Config failing(const std::string& protocol, std::vector<config::WorkerFa
   return config;
 }
 
-std::vector<nlohmann::json> events_of_type(const Outcome& outcome, const std::string& type) {
-  std::vector<nlohmann::json> found;
-  for (const auto& event : outcome.log.events) {
-    if (event.at("type") == type) found.push_back(event);
-  }
-  return found;
-}
-
 // Rounds close with every live worker's update: four of one batch each until the crash, three
 // after. So the samples applied are kBatch × (4 × rounds) before the crash and kBatch ×
 // (3 × rounds + rounds_before_crash) after it, which fixes rounds_before_crash.

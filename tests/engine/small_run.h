@@ -33,6 +33,15 @@ struct Outcome {
   std::optional<std::string> stall;  // the StallError's message
 };
 
+// The run log's records of one type ("phase", "regroup", "worker_failed", ...), in order.
+inline std::vector<nlohmann::json> events_of_type(const Outcome& outcome, const std::string& type) {
+  std::vector<nlohmann::json> found;
+  for (const auto& event : outcome.log.events) {
+    if (event.at("type") == type) found.push_back(event);
+  }
+  return found;
+}
+
 inline const data::DataSplit& small_data() {
   static const data::DataSplit split = data::make_synthetic(2000, 400, 5);
   return split;
