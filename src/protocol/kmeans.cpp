@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <random>
 #include <stdexcept>
@@ -18,8 +19,7 @@ using Centres = std::vector<std::vector<double>>;
 // k-means++: the first centre is a point drawn uniformly, each next one a point drawn with
 // probability proportional to its squared distance from the nearest centre so far. Stops early
 // when every point sits on a centre (fewer distinct points than K).
-Centres seed_centres(const Points& points, int communities, uint64_t seed) {
-  std::mt19937_64 rng(seed);
+Centres seed_centres(const Points& points, int communities, std::mt19937_64& rng) {
   Centres centres{points[data::uniform_below(rng, points.size())]};
   std::vector<double> nearest(points.size());
   for (size_t p = 0; p < points.size(); ++p) nearest[p] = squared_distance(points[p], centres[0]);
@@ -72,6 +72,23 @@ void move_centres(const Points& points, const std::vector<int>& labels, Centres&
   }
 }
 
+// Lloyd iterations from `centres` until no point changes centre (or `max_iterations`); returns
+// each point's centre, with `centres` where the points left them.
+std::vector<int> lloyd(const Points& points, int max_iterations, Centres& centres) {
+  std::vector<int> labels(points.size(), -1);
+  for (int iteration = 0; iteration < max_iterations; ++iteration) {
+    bool changed = false;
+    for (size_t p = 0; p < points.size(); ++p) {
+      const int centre = nearest_centre(points[p], centres);
+      changed = changed || centre != labels[p];
+      labels[p] = centre;
+    }
+    if (!changed) break;
+    move_centres(points, labels, centres);
+  }
+  return labels;
+}
+
 }  // namespace
 
 Memberships canonical_memberships(std::span<const int> labels) {
@@ -121,20 +138,28 @@ Memberships kmeans(const Points& points, const KMeansOptions& options) {
     throw std::invalid_argument(
         fmt::format("k-means: max_iterations = {}; it must be at least 1", options.max_iterations));
   }
-  check_points(points, "k-means");
-  Centres centres = seed_centres(points, options.communities, options.seed);
-  std::vector<int> labels(points.size(), -1);
-  for (int iteration = 0; iteration < options.max_iterations; ++iteration) {
-    bool changed = false;
-    for (size_t p = 0; p < points.size(); ++p) {
-      const int centre = nearest_centre(points[p], centres);
-      changed = changed || centre != labels[p];
-      labels[p] = centre;
-    }
-    if (!changed) break;
-    move_centres(points, labels, centres);
+  if (options.restarts < 1) {
+    throw std::invalid_argument(
+        fmt::format("k-means: restarts = {}; it must be at least 1", options.restarts));
   }
-  return canonical_memberships(labels);
+  check_points(points, "k-means");
+  // One generator for every seeding, so each restart draws anew and the whole is the seed's.
+  std::mt19937_64 rng(options.seed);
+  std::vector<int> best;
+  double best_inertia = std::numeric_limits<double>::infinity();
+  for (int restart = 0; restart < options.restarts; ++restart) {
+    Centres centres = seed_centres(points, options.communities, rng);
+    const std::vector<int> labels = lloyd(points, options.max_iterations, centres);
+    double inertia = 0;
+    for (size_t p = 0; p < points.size(); ++p) {
+      inertia += squared_distance(points[p], centres[static_cast<size_t>(labels[p])]);
+    }
+    if (inertia < best_inertia) {
+      best_inertia = inertia;
+      best = labels;
+    }
+  }
+  return canonical_memberships(best);
 }
 
 }  // namespace hetps::protocol

@@ -41,14 +41,19 @@ struct KMeansOptions {
   int communities = 1;  // K, in 1 ... the number of points
   uint64_t seed = 0;
   int max_iterations = 100;  // Lloyd iterations at most, >= 1
+  // Seedings tried, each followed by its Lloyd iterations; the memberships with the smallest
+  // sum of squared distances to their centres win (the first on a tie). One seeding can stop
+  // in a poor local optimum (e.g. pairs split by their smaller difference); scikit-learn also
+  // tries 10. >= 1.
+  int restarts = 10;
 };
 
 // Groups `points` into at most K communities. Points with fewer than K distinct positions get
 // one community per distinct position: k-means++ never seeds a centre on a point that already
 // has one, so identical workers are never split. A point equally near two centres joins the
 // lower-numbered one; a centre left without points keeps its place.
-// Throws std::invalid_argument for no points, K outside 1 ... points, max_iterations < 1, or
-// bad points.
+// Throws std::invalid_argument for no points, K outside 1 ... points, max_iterations < 1,
+// restarts < 1, or bad points.
 Memberships kmeans(const Points& points, const KMeansOptions& options);
 
 }  // namespace hetps::protocol

@@ -63,13 +63,31 @@ TEST(KMeansTest, TheSameSeedGivesTheSameMemberships) {
   // Four communities over three blobs: which blob the extra centre splits depends on the seed.
   std::set<std::vector<int>> seen;
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    const Memberships first = kmeans(blobs(), {.communities = 4, .seed = seed});
-    EXPECT_EQ(kmeans(blobs(), {.communities = 4, .seed = seed}), first) << "seed " << seed;
+    // One seeding each: with restarts the best of them may not depend on the seed.
+    const KMeansOptions options{.communities = 4, .seed = seed, .restarts = 1};
+    const Memberships first = kmeans(blobs(), options);
+    EXPECT_EQ(kmeans(blobs(), options), first) << "seed " << seed;
     expect_valid(first, 12);
     EXPECT_EQ(first.communities, 4) << "seed " << seed;
     seen.insert(first.community_of);
   }
   EXPECT_GT(seen.size(), 1u) << "the seed is used";
+}
+
+// Two pairs whose members differ a little in one feature and much in the other: a seeding on
+// both members of one pair ends in the split by the smaller difference; restarts keep the split
+// with the smaller sum of squared distances.
+TEST(KMeansTest, RestartsKeepTheBetterOfTwoLocalOptima) {
+  const Points points{{0.4, 1.33}, {0.4, 0.67}, {1.6, 1.33}, {1.6, 0.67}};
+  const Memberships by_first_feature{{0, 0, 1, 1}, 2};
+  std::set<std::vector<int>> single_seedings;
+  for (uint64_t seed = 0; seed < 40; ++seed) {
+    EXPECT_EQ(kmeans(points, {.communities = 2, .seed = seed}), by_first_feature)
+        << "seed " << seed;
+    single_seedings.insert(
+        kmeans(points, {.communities = 2, .seed = seed, .restarts = 1}).community_of);
+  }
+  EXPECT_TRUE(single_seedings.contains({0, 1, 0, 1})) << "one seeding alone can stop there";
 }
 
 TEST(KMeansTest, OneCommunityHoldsEveryPoint) {
@@ -100,6 +118,15 @@ TEST(KMeansTest, RefusesKOutsideOneToThePointsAndNoPoints) {
   EXPECT_THAT([&] { kmeans({}, {.communities = 1}); },
               ThrowsMessage<std::invalid_argument>(
                   StrEq("k-means: no points; there must be at least 1 to group")));
+}
+
+TEST(KMeansTest, RefusesFewerThanOneSeeding) {
+  EXPECT_THAT(
+      [] {
+        kmeans({{0.0}, {1.0}}, {.communities = 1, .restarts = 0});
+      },
+      ::testing::ThrowsMessage<std::invalid_argument>(
+          ::testing::HasSubstr("restarts = 0; it must be at least 1")));
 }
 
 TEST(KMeansTest, RefusesAnIterationCapBelowOne) {
