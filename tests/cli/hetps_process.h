@@ -9,6 +9,8 @@
 #include <array>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -72,6 +74,14 @@ inline std::vector<std::string> tiny_run(std::vector<std::string> args) {
     args.push_back(set);
   }
   return args;
+}
+
+// The whole of a file the run wrote; empty when it is missing.
+inline std::string read_file(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
 }
 
 }  // namespace hetps::cli::testing

@@ -4,7 +4,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <nlohmann/json.hpp>
 
@@ -15,16 +14,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::Outcome;
+using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
 using testing::tiny_run;
-
-std::string read_file(const std::filesystem::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
   nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));

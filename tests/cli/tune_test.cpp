@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <sstream>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -19,16 +18,10 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
 using testing::Outcome;
+using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
 using testing::tiny_run;
-
-std::string read_file(const fs::path& file) {
-  std::ifstream in(file);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 nlohmann::json read_json(const fs::path& file) { return nlohmann::json::parse(read_file(file)); }
 

@@ -1,20 +1,17 @@
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <memory>
 #include <optional>
 #include <thread>
 
 #include "engine/mailbox.h"
+#include "support/deadlines.h"
 
 namespace hetps::engine {
 namespace {
 
-using Clock = Mailbox<int>::Clock;
-
-// Far enough that a waiter woken by it instead of by the event under test hangs the suite
-// (ctest's timeout reports it) rather than passing.
-Clock::time_point far_deadline() { return Clock::now() + std::chrono::hours(1); }
+using testing::far_deadline;
+using testing::past_deadline;
 
 TEST(MailboxTest, DeliversInTheOrderSent) {
   Mailbox<int> box;
@@ -28,13 +25,13 @@ TEST(MailboxTest, DeliversInTheOrderSent) {
 
 TEST(MailboxTest, APastDeadlineOnAnEmptyBoxGivesNothing) {
   Mailbox<int> box;
-  EXPECT_EQ(box.pop_until(Clock::now() - std::chrono::seconds(1)), std::nullopt);
+  EXPECT_EQ(box.pop_until(past_deadline()), std::nullopt);
 }
 
 TEST(MailboxTest, AWaitingMessageIsDeliveredEvenPastTheDeadline) {
   Mailbox<int> box;
   box.push(4);
-  EXPECT_EQ(box.pop_until(Clock::now() - std::chrono::seconds(1)), 4);
+  EXPECT_EQ(box.pop_until(past_deadline()), 4);
 }
 
 TEST(MailboxTest, APushWakesAWaiterInAnotherThread) {

@@ -1,21 +1,17 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <latch>
 #include <thread>
 
 #include "engine/run_gate.h"
+#include "support/deadlines.h"
 
 namespace hetps::engine {
 namespace {
 
-using Clock = RunGate::Clock;
-
-// Far enough that a sleeper woken by it instead of by the event under test hangs the suite
-// (ctest's timeout reports it) rather than passing.
-Clock::time_point far_deadline() { return Clock::now() + std::chrono::hours(1); }
-Clock::time_point past_deadline() { return Clock::now() - std::chrono::seconds(1); }
+using testing::far_deadline;
+using testing::past_deadline;
 
 TEST(RunGateTest, ARunningGateLetsEveryoneThrough) {
   RunGate gate;

@@ -6,7 +6,7 @@ namespace hetps::engine {
 namespace {
 
 // Two workers (10 Gbps, 1 ms; and 1 Gbps, 1 ms) and one server shard (10 Gbps, 0 ms).
-cluster::ClusterModel two_workers() {
+cluster::ClusterModel fast_and_slow_worker() {
   config::ClusterConfig cluster;
   cluster.workers = 2;
   cluster.link_gbps = {10, 1};
@@ -16,30 +16,30 @@ cluster::ClusterModel two_workers() {
   return cluster::ClusterModel(cluster, 1);
 }
 
-constexpr double kMegabyte = 1.25e6;  // 1 ms on 10 Gbps, 10 ms on 1 Gbps
+constexpr double kMessageBytes = 1.25e6;  // 1 ms on 10 Gbps, 10 ms on 1 Gbps
 
 TEST(SimNetworkTest, OneMessageTakesItsSlowerLinkPlusLatency) {
-  auto cluster = two_workers();
+  auto cluster = fast_and_slow_worker();
   SimNetwork network(cluster, 1);
-  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMegabyte, 0.0), 0.002);
+  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.002);
   SimNetwork fresh(cluster, 1);
-  EXPECT_DOUBLE_EQ(fresh.send(1, fresh.server_node(0), kMegabyte, 0.0), 0.011);
+  EXPECT_DOUBLE_EQ(fresh.send(1, fresh.server_node(0), kMessageBytes, 0.0), 0.011);
 }
 
 TEST(SimNetworkTest, MessagesQueueOnABusyUplink) {
-  auto cluster = two_workers();
+  auto cluster = fast_and_slow_worker();
   SimNetwork network(cluster, 1);
-  network.send(1, network.server_node(0), kMegabyte, 0.0);  // uplink busy until 0.010
-  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMegabyte, 0.0), 0.021);
+  network.send(1, network.server_node(0), kMessageBytes, 0.0);  // uplink busy until 0.010
+  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMessageBytes, 0.0), 0.021);
 }
 
 TEST(SimNetworkTest, ASlowSenderDoesNotHoldTheServersDownlink) {
-  auto cluster = two_workers();
+  auto cluster = fast_and_slow_worker();
   SimNetwork network(cluster, 1);
   // The slow worker's message trickles in until 0.011; the server's downlink is busy with it
   // only for 1 ms of transfer (from 0.001), so the fast worker's message queues only that long.
-  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMegabyte, 0.0), 0.011);
-  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMegabyte, 0.0), 0.003);
+  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMessageBytes, 0.0), 0.011);
+  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.003);
 }
 
 TEST(SimNetworkTest, TwoFastSendersShareTheServersDownlink) {
@@ -51,8 +51,8 @@ TEST(SimNetworkTest, TwoFastSendersShareTheServersDownlink) {
   config.server_latency_ms = 0;
   cluster::ClusterModel cluster(config, 1);
   SimNetwork network(cluster, 1);
-  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMegabyte, 0.0), 0.001);
-  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMegabyte, 0.0), 0.002);
+  EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.001);
+  EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMessageBytes, 0.0), 0.002);
 }
 
 }  // namespace

@@ -8,7 +8,7 @@
 namespace hetps::engine {
 namespace {
 
-constexpr double kInfinity = std::numeric_limits<double>::infinity();
+constexpr double kNever = std::numeric_limits<double>::infinity();
 
 // Warn after 2 s, stop after 5 s; workers are named the way an MPI engine would, so the
 // messages show that `describe` (not a built-in "worker N") names them.
@@ -79,7 +79,7 @@ TEST(StallInspectorTest, SettleEndsTheWait) {
 
 TEST(StallInspectorTest, NextCheckIsTheEarliestWarningOrTimeout) {
   StallInspector inspector = two_and_five();
-  EXPECT_EQ(inspector.next_check(), kInfinity);
+  EXPECT_EQ(inspector.next_check(), kNever);
 
   inspector.expect(0, 1.0);
   EXPECT_DOUBLE_EQ(inspector.next_check(), 3.0);  // its warning
@@ -94,7 +94,7 @@ TEST(StallInspectorTest, NextCheckIsTheEarliestWarningOrTimeout) {
   inspector.settle(1);
   EXPECT_DOUBLE_EQ(inspector.next_check(), 6.0);  // worker 0's timeout
   inspector.settle(0);
-  EXPECT_EQ(inspector.next_check(), kInfinity);
+  EXPECT_EQ(inspector.next_check(), kNever);
 }
 
 TEST(StallInspectorTest, ExpectingAgainAfterSettleRestartsTheWait) {

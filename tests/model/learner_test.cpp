@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "model/initial_weights.h"
 #include "model/learner.h"
 
 namespace hetps::model {
@@ -17,6 +18,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::initial_parameters;
 
 constexpr InputShape kImage{1, 28, 28};
 constexpr int kClasses = 10;
@@ -35,12 +37,6 @@ struct RandomSamples {
   std::vector<float> inputs;
   std::vector<int64_t> labels;
 };
-
-std::vector<float> initial_parameters(const Learner& learner) {
-  std::vector<float> weights(learner.layout().size());
-  learner.initial_parameters(weights);
-  return weights;
-}
 
 std::vector<std::string> tensor_names(const params::ParamLayout& layout) {
   std::vector<std::string> names;

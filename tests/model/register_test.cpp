@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "model/initial_weights.h"
 #include "model/register.h"
 
 namespace hetps::model {
@@ -13,6 +14,7 @@ namespace {
 
 using ::testing::Contains;
 using ::testing::HasSubstr;
+using testing::initial_parameters;
 
 // A linear classifier: logits = W·flatten(x) + b.
 struct LinearClassifier : torch::nn::Module {
@@ -29,12 +31,6 @@ struct ThreeClasses : torch::nn::Module {
   torch::Tensor forward(torch::Tensor images) { return fc(images.flatten(1)); }
   torch::nn::Linear fc;
 };
-
-std::vector<float> initial_parameters(const Learner& learner) {
-  std::vector<float> weights(learner.layout().size());
-  learner.initial_parameters(weights);
-  return weights;
-}
 
 TEST(RegisterModel, ARegisteredModuleBecomesALearnerByName) {
   register_model("test_linear", [](const InputShape& input, int classes) {

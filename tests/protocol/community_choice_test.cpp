@@ -9,8 +9,8 @@
 namespace hetps::protocol {
 namespace {
 
-using testing::StrEq;
-using testing::ThrowsMessage;
+using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 // Step times 1, 1, 1, 2, 2, 4 normalized by their median (1.5), with equal round trips.
 const Points kThreeSpeeds{{1 / 1.5, 1}, {1 / 1.5, 1}, {1 / 1.5, 1},

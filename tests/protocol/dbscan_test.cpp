@@ -11,8 +11,8 @@
 namespace hetps::protocol {
 namespace {
 
-using testing::StrEq;
-using testing::ThrowsMessage;
+using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 TEST(DbscanTest, DenseRunsAreCommunitiesAndNoiseStandsAlone) {
   // With eps 0.15 and 3 points: 0.1 and 5.1 are core points; 0, 0.2, 5 and 5.2 border on them;

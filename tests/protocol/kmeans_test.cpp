@@ -10,8 +10,8 @@
 namespace hetps::protocol {
 namespace {
 
-using testing::StrEq;
-using testing::ThrowsMessage;
+using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 // Twelve points in three loose 2-D blobs, interleaved, with a deterministic wobble.
 Points blobs() {

@@ -2,18 +2,15 @@
 
 #include "protocol/petrel.h"
 #include "protocol/registry.h"
+#include "support/protocol_driving.h"
 #include "support/recording_actions.h"
 
 namespace hetps::protocol {
 namespace {
 
+using testing::make_protocol;
+using testing::push;
 using testing::RecordingActions;
-
-std::unique_ptr<Protocol> make_petrel(config::ProtocolParams params) {
-  const ProtocolInfo* info = find_protocol("petrel");
-  EXPECT_NE(info, nullptr);
-  return info->make(complete_params(*info, params));
-}
 
 // A worker's update after one step of `step_seconds`, its push and pull taking `round_trip`.
 UpdateInfo step_of(int worker, int id, double step_seconds, double round_trip, double now = 0,
@@ -27,12 +24,6 @@ UpdateInfo step_of(int worker, int id, double step_seconds, double round_trip, d
   update.now = now;
   update.members = std::move(members);
   return update;
-}
-
-void push(Protocol& protocol, RecordingActions& actions, const UpdateInfo& update) {
-  protocol.on_update(update, actions);
-  protocol.on_pull_request(update.worker, actions);
-  for (int member : update.members) protocol.on_pull_request(member, actions);
 }
 
 // Four workers: two fast (steps of 1 s), two slow (4 s); worker 1 and worker 3 have the
@@ -49,16 +40,8 @@ int profile(Protocol& petrel, RecordingActions& actions, int rounds, int next_id
   return next_id;
 }
 
-std::vector<ProtocolEvent> regroups(const RecordingActions& actions) {
-  std::vector<ProtocolEvent> found;
-  for (const auto& event : actions.events) {
-    if (event.type == "regroup") found.push_back(event);
-  }
-  return found;
-}
-
 TEST(PetrelTest, ProfilesAsBspThenGroupsAlikeWorkersUnderTheirFastestLink) {
-  auto petrel = make_petrel({{"profile_steps", 2.0}});
+  auto petrel = make_protocol("petrel", {{"profile_steps", 2.0}});
   RecordingActions actions;
   petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
@@ -69,7 +52,7 @@ TEST(PetrelTest, ProfilesAsBspThenGroupsAlikeWorkersUnderTheirFastestLink) {
   ASSERT_EQ(actions.applied.size(), 2u);
   for (const ApplyOrder& order : actions.applied) EXPECT_EQ(order.update_ids.size(), 4u);
 
-  const auto records = regroups(actions);
+  const auto records = actions.events_of_type("regroup");
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[0].details.at("reason"), "profile");
   EXPECT_EQ(records[0].details.at("communities"), nlohmann::json({{0, 1, 2, 3}}));
@@ -95,7 +78,7 @@ TEST(PetrelTest, ProfilesAsBspThenGroupsAlikeWorkersUnderTheirFastestLink) {
 }
 
 TEST(PetrelTest, AFastCommunityRunsAheadOfASlowOneWithOnePushPerRound) {
-  auto petrel = make_petrel({{"profile_steps", 1.0}});
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions actions;
   petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
@@ -109,42 +92,44 @@ TEST(PetrelTest, AFastCommunityRunsAheadOfASlowOneWithOnePushPerRound) {
 }
 
 TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
-  auto petrel = make_petrel({{"profile_steps", 1.0}, {"regroup_interval", 5.0}});
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"regroup_interval", 5.0}});
   RecordingActions actions;
   petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
   int id = profile(*petrel, actions, 1);
-  ASSERT_EQ(regroups(actions).size(), 2u);
+  ASSERT_EQ(actions.events_of_type("regroup").size(), 2u);
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 2.0, {0}));
-  EXPECT_EQ(regroups(actions).size(), 2u);
+  EXPECT_EQ(actions.events_of_type("regroup").size(), 2u);
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 6.0, {0}));
   // The slow community still computes: the regroup waits for its round.
-  EXPECT_EQ(regroups(actions).size(), 2u);
+  EXPECT_EQ(actions.events_of_type("regroup").size(), 2u);
   push(*petrel, actions, step_of(3, id++, 4.0, 0.1, 7.0, {2}));
-  const auto records = regroups(actions);
+  const auto records = actions.events_of_type("regroup");
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[2].details.at("reason"), "profile");
   EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{0, 1, 2, 3}}));
   // Profiled again, the same communities come back.
   profile(*petrel, actions, 1, id);
-  ASSERT_EQ(regroups(actions).size(), 4u);
-  EXPECT_EQ(regroups(actions)[3].details.at("communities"), nlohmann::json({{1, 0}, {3, 2}}));
+  ASSERT_EQ(actions.events_of_type("regroup").size(), 4u);
+  EXPECT_EQ(actions.events_of_type("regroup")[3].details.at("communities"),
+            nlohmann::json({{1, 0}, {3, 2}}));
 }
 
 TEST(PetrelTest, AlikeWorkersFormOneCommunity) {
-  auto petrel = make_petrel({{"profile_steps", 1.0}});
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions actions;
   petrel->start(RunShape{3, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 3; ++w) petrel->on_pull_request(w, actions);
   for (int w = 0; w < 3; ++w) push(*petrel, actions, step_of(w, w, 1.0, 0.1 * (3 - w)));
-  const auto records = regroups(actions);
+  const auto records = actions.events_of_type("regroup");
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].details.at("communities"), nlohmann::json({{2, 0, 1}}));
   EXPECT_FALSE(records[1].details.contains("silhouette"));
 }
 
 TEST(PetrelTest, ADeadWorkerLeavesItsCommunity) {
-  auto petrel = make_petrel({{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
+  auto petrel =
+      make_protocol("petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
   RecordingActions actions;
   petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
@@ -157,13 +142,13 @@ TEST(PetrelTest, ADeadWorkerLeavesItsCommunity) {
 }
 
 TEST(PetrelTest, SavedStateRestoresTheCommunitiesAndTheProfile) {
-  auto petrel = make_petrel({{"profile_steps", 1.0}});
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions actions;
   petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
   for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
   int id = profile(*petrel, actions, 1);
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}));
-  auto restored = make_petrel({{"profile_steps", 1.0}});
+  auto restored = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions ignored;
   restored->start(RunShape{4, 100000, 1, 0.0, 7}, ignored);
   restored->restore_state(petrel->save_state());

@@ -8,8 +8,8 @@
 namespace hetps::protocol {
 namespace {
 
-using testing::StrEq;
-using testing::ThrowsMessage;
+using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 TEST(SilhouetteTest, TwoPairsOnALine) {
   // {0, 2} and {6, 10}: s = (8−2)/8, (6−2)/6, (5−4)/5, (9−4)/9; their mean is 391/720.

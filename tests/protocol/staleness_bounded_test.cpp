@@ -4,19 +4,14 @@
 
 #include "protocol/registry.h"
 #include "protocol/staleness_bounded.h"
+#include "support/protocol_driving.h"
 #include "support/recording_actions.h"
 
 namespace hetps::protocol {
 namespace {
 
 using testing::RecordingActions;
-
-UpdateInfo update_from(int worker, int id) {
-  UpdateInfo update;
-  update.worker = worker;
-  update.id = id;
-  return update;
-}
+using testing::update_from;
 
 // What the driver saw, counted from the outside: a step starts when a pull is answered.
 struct StepCounts {
@@ -111,9 +106,7 @@ TEST(SspTest, DeadWorkerNoLongerHoldsTheOthers) {
 }
 
 TEST(AspTest, NeverWaits) {
-  const ProtocolInfo* info = find_protocol("asp");
-  ASSERT_NE(info, nullptr);
-  auto asp = info->make(complete_params(*info, {}));
+  auto asp = testing::make_protocol("asp");
   int held = drive_randomly(*asp, 6, 3000, 3, [](const StepCounts&) {});
   EXPECT_EQ(held, 0);
 }

@@ -7,11 +7,13 @@
 #include <set>
 
 #include "protocol/registry.h"
+#include "support/protocol_driving.h"
 #include "support/recording_actions.h"
 
 namespace hetps::protocol {
 namespace {
 
+using testing::make_protocol;
 using testing::RecordingActions;
 
 // A tiny engine: each answered worker computes one step of `step_seconds(worker, time)` and
@@ -96,19 +98,13 @@ class Driver {
   std::set<int> dead_;
 };
 
-std::unique_ptr<Protocol> make_sync_switch(config::ProtocolParams params) {
-  const ProtocolInfo* info = find_protocol("sync_switch");
-  EXPECT_NE(info, nullptr);
-  return info->make(complete_params(*info, params));
-}
-
 Driver::StepSeconds uniform(double seconds) {
   return [seconds](int, double) { return seconds; };
 }
 
 // spec: x·S BSP steps, then (1−x)·S·n ASP steps: the same samples either way.
 TEST(SyncSwitchTest, RunsXTimesSBspRoundsThenAsp) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.25}});
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.25}});
   const RunShape shape{4, 4 * 8 * 100, 8, 0.9};  // S = 100 BSP steps
   Driver driver(*protocol, shape, uniform(1.0));
   driver.run_updates(4 * 25);
@@ -120,7 +116,7 @@ TEST(SyncSwitchTest, RunsXTimesSBspRoundsThenAsp) {
 }
 
 TEST(SyncSwitchTest, AZeroFractionIsAspFromTheStart) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.0}});
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.0}});
   Driver driver(*protocol, {3, 3 * 100, 1, 0.9}, uniform(1.0));
   driver.run_updates(30);
   EXPECT_EQ(driver.rounds(), 0);
@@ -130,7 +126,7 @@ TEST(SyncSwitchTest, AZeroFractionIsAspFromTheStart) {
 // spec, "Configuration policy at the switch": lr ÷ n, momentum m/n for ramp_steps ASP updates,
 // then m.
 TEST(SyncSwitchTest, TheOptimizerFollowsTheRampAfterTheSwitch) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.1}, {"ramp_steps", 6.0}});
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.1}, {"ramp_steps", 6.0}});
   Driver driver(*protocol, {4, 4 * 100, 1, 0.8}, uniform(1.0));  // S = 100: 10 rounds
   driver.run_updates(4 * 10);
   ASSERT_EQ(driver.actions.optimizer_changes.size(), 1u);
@@ -154,7 +150,8 @@ double scripted_episode(int worker, double now) {
 }
 
 TEST(SyncSwitchTest, GreedyLeavesBspAtADetectionAndComesBackWhenItIsGone) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  auto protocol =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);  // 100 BSP rounds
   driver.run_updates(3 * 200);
   EXPECT_EQ(driver.phases(),
@@ -183,10 +180,10 @@ TEST(SyncSwitchTest, ElasticLeavesOnlyWhenTheExpectedLossIsWorthTheSwitch) {
     const bool slowed = (now >= 30 && now < 90) || (now >= 150 && now < 160);
     return worker == 2 && slowed ? 3.0 : 1.0;
   };
-  auto protocol = make_sync_switch({{"bsp_fraction", 1.0},
-                                    {"online", std::string("elastic")},
-                                    {"switch_overhead_s", 1.0},
-                                    {"expected_episode_s", 2.0}});
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 1.0},
+                                                {"online", std::string("elastic")},
+                                                {"switch_overhead_s", 1.0},
+                                                {"expected_episode_s", 2.0}});
   Driver driver(*protocol, {3, 3 * 1000, 1, 0.9}, two_episodes);
   driver.run_updates(3 * 200);
   // First episode: D = 2 s, 4/3 s < 2 s: stays. Second: D = the first's ~60 s: leaves.
@@ -202,7 +199,8 @@ TEST(SyncSwitchTest, ElasticLeavesOnlyWhenTheExpectedLossIsWorthTheSwitch) {
 
 // A straggler that dies is no straggler: greedy returns to BSP and spends its budget there.
 TEST(SyncSwitchTest, GreedyReturnsToBspWhenTheStragglerDies) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  auto protocol =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   const auto slowed_for_good = [](int worker, double now) {
     return worker == 2 && now >= 30 ? 3.0 : 1.0;
   };
@@ -216,10 +214,12 @@ TEST(SyncSwitchTest, GreedyReturnsToBspWhenTheStragglerDies) {
 }
 
 TEST(SyncSwitchTest, StateRoundTripsMidRun) {
-  auto protocol = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  auto protocol =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);
   driver.run_updates(100);
-  auto restored = make_sync_switch({{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  auto restored =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   restored->restore_state(protocol->save_state());
   EXPECT_EQ(restored->save_state(), protocol->save_state());
 }

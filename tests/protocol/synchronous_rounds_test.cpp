@@ -1,26 +1,16 @@
 #include <gtest/gtest.h>
 
 #include "protocol/registry.h"
+#include "support/protocol_driving.h"
 #include "support/recording_actions.h"
 
 namespace hetps::protocol {
 namespace {
 
+using testing::make_protocol;
+using testing::push;
 using testing::RecordingActions;
-
-std::unique_ptr<Protocol> make(const std::string& name, config::ProtocolParams params = {}) {
-  const ProtocolInfo* info = find_protocol(name);
-  EXPECT_NE(info, nullptr);
-  return info->make(complete_params(*info, params));
-}
-
-UpdateInfo update_from(int worker, int id, int64_t base_version = 0) {
-  UpdateInfo update;
-  update.worker = worker;
-  update.id = id;
-  update.base_version = base_version;
-  return update;
-}
+using testing::update_from;
 
 // Starts `protocol` with `workers` workers, each asking for its first pull.
 void start(Protocol& protocol, RecordingActions& actions, int workers) {
@@ -28,14 +18,8 @@ void start(Protocol& protocol, RecordingActions& actions, int workers) {
   for (int w = 0; w < workers; ++w) protocol.on_pull_request(w, actions);
 }
 
-// An update arrives; the worker then asks for its next pull, as every engine does.
-void push(Protocol& protocol, RecordingActions& actions, const UpdateInfo& update) {
-  protocol.on_update(update, actions);
-  protocol.on_pull_request(update.worker, actions);
-}
-
 TEST(BspTest, AnswersFirstPullsAtOnceWithVersionZero) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 3);
   EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 1, 2}));
@@ -43,7 +27,7 @@ TEST(BspTest, AnswersFirstPullsAtOnceWithVersionZero) {
 }
 
 TEST(BspTest, NeverAppliesAPartialRound) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 3);
   actions.take_replied_workers();
@@ -63,7 +47,7 @@ TEST(BspTest, NeverAppliesAPartialRound) {
 }
 
 TEST(BspTest, NeverWaitsForADeadWorker) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 3);
   actions.take_replied_workers();
@@ -83,7 +67,7 @@ TEST(BspTest, NeverWaitsForADeadWorker) {
 }
 
 TEST(BspTest, DropsThePendingUpdateOfAWorkerThatDies) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 3);
   push(*bsp, actions, update_from(2, 7));
@@ -97,7 +81,7 @@ TEST(BspTest, DropsThePendingUpdateOfAWorkerThatDies) {
 }
 
 TEST(BspTest, DiscardsUpdatesFromDeadWorkersAndNeverAnswersThem) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 2);
   actions.take_replied_workers();
@@ -108,11 +92,11 @@ TEST(BspTest, DiscardsUpdatesFromDeadWorkersAndNeverAnswersThem) {
 }
 
 TEST(BspTest, RestoredStateContinuesTheRound) {
-  auto bsp = make("bsp");
+  auto bsp = make_protocol("bsp");
   RecordingActions actions;
   start(*bsp, actions, 2);
   push(*bsp, actions, update_from(0, 1));
-  auto copy = make("bsp");
+  auto copy = make_protocol("bsp");
   copy->restore_state(bsp->save_state());
   RecordingActions after;
   push(*copy, after, update_from(1, 2));
@@ -122,7 +106,7 @@ TEST(BspTest, RestoredStateContinuesTheRound) {
 }
 
 TEST(LocalSgdTest, PlansHLocalStepsAndAveragesDeltas) {
-  auto local = make("local_sgd", {{"local_steps", 5.0}});
+  auto local = make_protocol("local_sgd", {{"local_steps", 5.0}});
   RecordingActions actions;
   start(*local, actions, 2);
   ASSERT_EQ(actions.replies.size(), 2u);
@@ -137,7 +121,7 @@ TEST(LocalSgdTest, PlansHLocalStepsAndAveragesDeltas) {
 }
 
 TEST(LocalSgdTest, DefaultsToEightLocalSteps) {
-  auto local = make("local_sgd");
+  auto local = make_protocol("local_sgd");
   RecordingActions actions;
   start(*local, actions, 1);
   EXPECT_EQ(actions.replies.at(0).plan.max_local_steps, 8);

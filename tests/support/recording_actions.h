@@ -1,6 +1,7 @@
 // A scripted engine for protocol tests: records every decision, applies nothing.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "protocol/protocol.h"
@@ -35,6 +36,15 @@ class RecordingActions : public protocol::Actions {
     for (size_t i = replies_seen_; i < replies.size(); ++i) workers.push_back(replies[i].worker);
     replies_seen_ = replies.size();
     return workers;
+  }
+
+  // The recorded events of one type, in the order recorded.
+  std::vector<protocol::ProtocolEvent> events_of_type(const std::string& type) const {
+    std::vector<protocol::ProtocolEvent> found;
+    for (const auto& event : events) {
+      if (event.type == type) found.push_back(event);
+    }
+    return found;
   }
 
   std::vector<protocol::ApplyOrder> applied;
