@@ -7,5 +7,6 @@ namespace hetps::protocol {
 
 ProtocolInfo sync_switch_protocol();
 ProtocolInfo petrel_protocol();
+ProtocolInfo sapus_protocol();
 
 }  // namespace hetps::protocol

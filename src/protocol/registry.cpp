@@ -23,9 +23,9 @@ const ParamSpec* ProtocolInfo::find_param(const std::string& param) const {
 namespace {
 
 std::vector<ProtocolInfo>& registered_protocols() {
-  static std::vector<ProtocolInfo> protocols = {bsp_protocol(),         asp_protocol(),
-                                                ssp_protocol(),         local_sgd_protocol(),
-                                                sync_switch_protocol(), petrel_protocol()};
+  static std::vector<ProtocolInfo> protocols = {
+      bsp_protocol(),         asp_protocol(),    ssp_protocol(),  local_sgd_protocol(),
+      sync_switch_protocol(), petrel_protocol(), sapus_protocol()};
   return protocols;
 }
 

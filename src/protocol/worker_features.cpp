@@ -74,16 +74,28 @@ std::vector<int> WorkerFeatures::unprofiled() const {
   return waiting;
 }
 
+const WorkerFeatures::Window& WorkerFeatures::profiled_window(int worker) const {
+  const Window& window = windows_[index(worker)];
+  if (window.step_seconds.empty()) {
+    throw std::invalid_argument(
+        fmt::format("worker features: worker {} has no sample yet; profile it first", worker));
+  }
+  return window;
+}
+
+double WorkerFeatures::mean_step_seconds(int worker) const {
+  return mean(profiled_window(worker).step_seconds);
+}
+
+double WorkerFeatures::mean_round_trip_seconds(int worker) const {
+  return mean(profiled_window(worker).round_trip_seconds);
+}
+
 Points WorkerFeatures::normalized(std::span<const int> workers) const {
   std::array<std::vector<double>, kFeatureCount> means;  // by feature, then by worker
   for (int worker : workers) {
-    const Window& window = windows_[index(worker)];
-    if (window.step_seconds.empty()) {
-      throw std::invalid_argument(fmt::format(
-          "worker features: worker {} has no sample yet; profile it before grouping", worker));
-    }
-    means[kStepTime].push_back(mean(window.step_seconds));
-    means[kRoundTrip].push_back(mean(window.round_trip_seconds));
+    means[kStepTime].push_back(mean_step_seconds(worker));
+    means[kRoundTrip].push_back(mean_round_trip_seconds(worker));
   }
   Points features(workers.size(), std::vector<double>(kFeatureCount, 0.0));
   if (workers.empty()) return features;

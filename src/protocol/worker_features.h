@@ -41,6 +41,11 @@ class WorkerFeatures {
   // The workers with no sample yet, ascending.
   std::vector<int> unprofiled() const;
 
+  // The means of `worker`'s windows, in seconds (SaPus' performance model). Throws
+  // std::invalid_argument for an unknown worker or one not profiled.
+  double mean_step_seconds(int worker) const;
+  double mean_round_trip_seconds(int worker) const;
+
   // The feature vectors of `workers`, in that order, normalized by the median among them. A
   // feature whose median is 0 (e.g. no network time on a network-free simulation) is divided by
   // its largest value instead, and stays 0 when that is 0 too. Throws std::invalid_argument
@@ -59,6 +64,8 @@ class WorkerFeatures {
   };
   // `worker` as an index into windows_; throws std::invalid_argument for an unknown worker.
   size_t index(int worker) const;
+  // `worker`'s windows; throws std::invalid_argument for an unknown worker or one not profiled.
+  const Window& profiled_window(int worker) const;
 
   int window_;
   std::vector<Window> windows_;  // by worker

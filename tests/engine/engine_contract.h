@@ -233,4 +233,30 @@ TEST_P(EngineContract, PetrelGroupsAlikeWorkersAndTheirLeaderPushesForBoth) {
   EXPECT_GT(petrel.summary.bytes_worker_to_worker, 0);
 }
 
+// SaPus runs on every engine: one merge per push, weighted α / (1 + staleness), θ recorded from
+// the start, and a worker whose round trip is long against its step computes several steps
+// between pushes (its delay bound; the change trigger is set out of reach here).
+TEST_P(EngineContract, SapusMergesEveryPushByItsStalenessAndStretchesLongRoundTrips) {
+  config::Config config = contract_config("sapus");
+  config.cluster.link_latency_ms = {50.0};
+  config.protocol.params["alpha"] = 0.5;
+  config.protocol.params["theta_max"] = 1e6;
+  config.protocol.params["theta"] = 1e6;
+  Outcome sapus = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(sapus.summary.stop_reason, "max_samples");
+  const std::vector<nlohmann::json> pushes = events_of_type(sapus, "push");
+  EXPECT_EQ(static_cast<int64_t>(pushes.size()), sapus.summary.updates);
+  int most_steps = 0;
+  for (const nlohmann::json& push : pushes) {
+    const double staleness = push.at("staleness").get<double>();
+    EXPECT_DOUBLE_EQ(push.at("weight").get<double>(), 0.5 / (1 + staleness));
+    most_steps = std::max(most_steps, push.at("steps").get<int>());
+  }
+  EXPECT_GT(most_steps, 1);
+  const std::vector<nlohmann::json> thresholds = events_of_type(sapus, "threshold");
+  ASSERT_FALSE(thresholds.empty());
+  EXPECT_EQ(thresholds[0].at("reason"), "start");
+}
+
 }  // namespace hetps::testing

@@ -9,8 +9,8 @@
 namespace hetps::protocol {
 namespace {
 
-using testing::StrEq;
-using testing::ThrowsMessage;
+using ::testing::StrEq;
+using ::testing::ThrowsMessage;
 
 TEST(WorkerFeaturesTest, FeaturesAreDividedByTheMedianWorker) {
   WorkerFeatures features(3, 4);
@@ -77,8 +77,8 @@ TEST(WorkerFeaturesTest, WorkersWithoutSamplesAreReportedAndCannotBeNormalized) 
   EXPECT_TRUE(features.profiled(1));
   const std::vector<int> all{0, 1, 2};
   EXPECT_THAT([&] { features.normalized(all); },
-              ThrowsMessage<std::invalid_argument>(StrEq(
-                  "worker features: worker 0 has no sample yet; profile it before grouping")));
+              ThrowsMessage<std::invalid_argument>(
+                  StrEq("worker features: worker 0 has no sample yet; profile it first")));
   // The profiled ones alone are normalized among themselves.
   const std::vector<int> profiled{1, 2};
   EXPECT_EQ(features.normalized(profiled), (Points{{0.5, 1}, {1.5, 1}}));

@@ -78,22 +78,34 @@ TEST_F(WorkerTest, LocalMomentumSurvivesAPull) {
   }
 }
 
-TEST_F(WorkerTest, LocalStepsStopEarlyOnceTheModelMovedPastTheThreshold) {
+TEST_F(WorkerTest, LocalStepsStopAtTheFirstStepThatMovesTheModelPastTheThreshold) {
   protocol::WorkerPlan plan;
   plan.kind = protocol::UpdateKind::Delta;
-  plan.max_local_steps = 50;
   std::vector<float> update(pulled_.size());
-  Worker unbounded = make_worker(0.0);
-  EXPECT_EQ(unbounded.run(plan, pulled_, 0.05, update).steps, 50);
+  std::vector<float> local(pulled_.size());
+  // The model's relative change after `steps` steps without a threshold, from the same seeds.
+  auto change_after = [&](int steps) {
+    plan.change_threshold = 0;
+    plan.max_local_steps = steps;
+    Worker worker = make_worker(0.0);
+    EXPECT_EQ(worker.run(plan, pulled_, 0.05, update).steps, steps);
+    for (size_t i = 0; i < local.size(); ++i) local[i] = pulled_[i] + update[i];
+    return relative_change(local, pulled_);
+  };
+  const double threshold = (change_after(3) + change_after(4)) / 2;
+  for (int steps = 1; steps <= 3; ++steps) ASSERT_LT(change_after(steps), threshold);
+  ASSERT_GT(change_after(4), threshold);
 
-  plan.change_threshold = 1e-3;
+  plan.change_threshold = threshold;
+  plan.max_local_steps = 50;
   Worker triggered = make_worker(0.0);
   RoundResult result = triggered.run(plan, pulled_, 0.05, update);
-  EXPECT_LT(result.steps, 50);
-  EXPECT_EQ(result.samples, int64_t{result.steps} * kBatch);
-  std::vector<float> local(pulled_.size());
-  for (size_t i = 0; i < local.size(); ++i) local[i] = pulled_[i] + update[i];
-  EXPECT_GT(relative_change(local, pulled_), 1e-3) << "it stops only once past the threshold";
+  EXPECT_EQ(result.steps, 4);
+  EXPECT_EQ(result.samples, 4 * kBatch);
+
+  plan.max_local_steps = 2;  // the delay bound comes first
+  Worker bounded = make_worker(0.0);
+  EXPECT_EQ(bounded.run(plan, pulled_, 0.05, update).steps, 2);
 }
 
 TEST(RelativeChangeTest, IsTheSquaredDistanceOverTheSquaredNorm) {
