@@ -10,6 +10,7 @@
 # cover the code). From scratch: 117 runs, about 40 minutes on two cores; a rerun, a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/experiment-lib.sh
 out=${1:-runs/experiment-sync-switch}
 hetps=${HETPS:-build/hetps}
 scenario=(--set cluster.scenario=hetero-compute)
@@ -26,13 +27,6 @@ stragglers=(--set cluster.random_stragglers.rate_per_min=0.5
   --set cluster.random_stragglers.slowdown_min=2 --set cluster.random_stragglers.slowdown_max=5)
 momentum_rules=(ramped scaled zero multistep keep)
 
-# One line per run: its label when it starts, and tune's verdict lines (hetps runs under
-# `stdbuf -oL` so that they come as they happen).
-progress_lines() {
-  awk -F': ' '/: (cached, )?final accuracy|^chosen x/ { print; fflush(); next }
-    /^\[[0-9]+\/[0-9]+\]/ && $1 != last { print $1 ": running"; last = $1; fflush() }'
-}
-
 tune() {  # NAME WORKERS [--set KEY=VALUE]...
   local name=$1 workers=$2
   shift 2
@@ -45,13 +39,7 @@ tune() {  # NAME WORKERS [--set KEY=VALUE]...
 compare() {  # NAME PROTOCOLS [--set KEY=VALUE]...
   local name=$1 protocols=$2
   shift 2
-  if [[ -f $out/$name/summary.csv ]]; then
-    echo "== $name: done earlier, reused ($out/$name/summary.csv)"
-    return
-  fi
-  echo "== compare $name: $protocols"
-  nice -n 19 stdbuf -oL "$hetps" compare --force --protocols "$protocols" "${judged[@]}" \
-    "${scenario[@]}" "$@" --out "$out/$name" | progress_lines
+  compare_once "$name" "$protocols" "${judged[@]}" "${scenario[@]}" "$@"
 }
 
 # One sync_switch entry per momentum rule: PREFIX:momentum_rule=RULE, comma-separated.

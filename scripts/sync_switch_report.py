@@ -7,98 +7,19 @@ Reads the comparisons and searches under OUT_DIR (the layout the experiment scri
 replaces the text between DOC's two experiment markers with the tables; the rest of DOC is kept.
 Times are virtual seconds of the simulator; accuracies are test accuracies in percent.
 """
-import csv
 import json
 import statistics
 import sys
-import textwrap
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+
+from experiment_runs import load_comparison, mean_or_none, spread, splice, table, wrap
 
 BEGIN_MARKER = ("<!-- experiment-sync-switch: begin "
                 "(written by scripts/experiment-sync-switch.sh) -->")
 END_MARKER = "<!-- experiment-sync-switch: end -->"
 # Issue 4's yardstick: within half a point of BSP's final accuracy.
 TOLERANCE = 0.005
-
-
-@dataclass
-class Run:
-    name: str  # the --protocols entry
-    seed: int
-    directory: Path
-    summary: dict
-    records: list
-
-    @property
-    def final(self):
-        return self.summary["final_accuracy"]
-
-    def records_of(self, kind):
-        return [r for r in self.records if r["type"] == kind]
-
-    def time_to(self, accuracy):
-        """The first evaluation at or above `accuracy`; None if none is."""
-        return next((e["time"] for e in self.records_of("eval") if e["test_accuracy"] >= accuracy),
-                    None)
-
-    def config(self):
-        with open(self.directory / "config.toml", "rb") as f:
-            return tomllib.load(f)
-
-
-def load_run(name, seed, directory):
-    records = [json.loads(line) for line in (directory / "log.jsonl").read_text().splitlines()]
-    summary = json.loads((directory / "summary.json").read_text())
-    return Run(name, seed, directory, summary, records)
-
-
-def load_comparison(directory):
-    """{entry: [runs by seed]} in the order of the --protocols list."""
-    runs = {}
-    with open(directory / "summary.csv", newline="") as f:
-        for row in csv.DictReader(f):
-            run = load_run(row["run_name"], int(row["seed"]), directory / row["directory"])
-            runs.setdefault(run.name, []).append(run)
-    return runs
-
-
-# ---- formatting -------------------------------------------------------------------------------
-
-def spread(values, digits, scale=1.0, having="reached"):
-    """'mean (min–max)' over the seeds that have a value, '—' when none has; when some lack one,
-    '(k/n reached)', in the words of `having`."""
-    present = [v * scale for v in values if v is not None]
-    if not present:
-        return f"— (0/{len(values)})"
-    text = f"{statistics.mean(present):.{digits}f}"
-    low, high = f"{min(present):.{digits}f}", f"{max(present):.{digits}f}"
-    if low != high:
-        text += f" ({low}–{high})"
-    if len(present) < len(values):
-        text += f" ({len(present)}/{len(values)} {having})"
-    return text
-
-
-def mean_or_none(values):
-    """The mean when every seed has a value, else None."""
-    present = [v for v in values if v is not None]
-    return statistics.mean(present) if len(present) == len(values) else None
-
-
-def wrap(blocks):
-    """Blank-line-separated blocks; prose wrapped at the docs' 100 columns, tables kept whole."""
-    return "\n\n".join(
-        b if b.startswith("|") else textwrap.fill(b, 100, break_long_words=False,
-                                                  break_on_hyphens=False)
-        for block in blocks for b in block.split("\n\n"))
-
-
-def table(header, rows):
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 # ---- the quantities of a setting ---------------------------------------------------------------
@@ -411,18 +332,10 @@ def report(out):
     return wrap(sections)
 
 
-def splice(doc, fragment):
-    text = doc.read_text()
-    begin, end = text.find(BEGIN_MARKER), text.find(END_MARKER)
-    if begin < 0 or end < begin:
-        sys.exit(f"{doc}: expected the markers '{BEGIN_MARKER}' and then '{END_MARKER}'")
-    doc.write_text(text[:begin + len(BEGIN_MARKER)] + "\n" + fragment + "\n" + text[end:])
-
-
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
-    splice(Path(sys.argv[2]), report(Path(sys.argv[1])))
+    splice(Path(sys.argv[2]), report(Path(sys.argv[1])), BEGIN_MARKER, END_MARKER)
 
 
 if __name__ == "__main__":

@@ -34,11 +34,15 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       // Sync-Switch trains with BSP's settings and derives its ASP phase's from them
       // (spec/sync-switch.md, "Configuration policy at the switch"): BSP's row, not a sweep.
       {"hetero-compute", "sync_switch", defaults(0.05, 0.9)},
+      // SaPus' workers train as local SGD's do, each with its own optimizer, and the server
+      // merges their deltas (spec/sapus.md): local SGD's row, not a sweep.
+      {"hetero-compute", "sapus", defaults(0.05, 0.9)},
       {"hetero-network", "bsp", defaults(0.05, 0.9)},
       {"hetero-network", "local_sgd", defaults(0.05, 0.9)},
       {"hetero-network", "asp", defaults(0.05, 0.0), true},
       {"hetero-network", "ssp", defaults(0.05, 0.0), true},
       {"hetero-network", "sync_switch", defaults(0.05, 0.9)},
+      {"hetero-network", "sapus", defaults(0.05, 0.9)},
   };
   return table;
 }

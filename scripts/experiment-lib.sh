@@ -1,0 +1,22 @@
+# Shared by the scripts/experiment-*.sh scripts (sourced, not run): one `hetps compare` per
+# setting, reused when its summary.csv exists, with one progress line per run.
+# The caller sets `hetps` (the binary) and `out` (the experiment's directory).
+
+# One line per run: its label when it starts, and tune's verdict lines (hetps runs under
+# `stdbuf -oL` so that they come as they happen).
+progress_lines() {
+  awk -F': ' '/: (cached, )?final accuracy|^chosen x/ { print; fflush(); next }
+    /^\[[0-9]+\/[0-9]+\]/ && $1 != last { print $1 ": running"; last = $1; fflush() }'
+}
+
+compare_once() {  # NAME PROTOCOLS [hetps compare options]...
+  local name=$1 protocols=$2
+  shift 2
+  if [[ -f $out/$name/summary.csv ]]; then
+    echo "== $name: done earlier, reused ($out/$name/summary.csv)"
+    return
+  fi
+  echo "== compare $name: $protocols"
+  nice -n 19 stdbuf -oL "$hetps" compare --force --protocols "$protocols" "$@" \
+    --out "$out/$name" | progress_lines
+}
