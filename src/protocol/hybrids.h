@@ -8,5 +8,6 @@ namespace hetps::protocol {
 ProtocolInfo sync_switch_protocol();
 ProtocolInfo petrel_protocol();
 ProtocolInfo sapus_protocol();
+ProtocolInfo ashl_protocol();
 
 }  // namespace hetps::protocol

@@ -68,6 +68,8 @@ struct UpdateInfo {
   double train_loss = 0;       // mean training loss over those steps
   double compute_seconds = 0;  // measured time of those steps (virtual on sim)
   double comm_seconds = 0;     // measured time of the worker's last push + pull round trip
+  double push_seconds = 0;     // of comm_seconds: this update's push (ASHL's T_push)
+  double pull_seconds = 0;     // of comm_seconds: the pull before it (ASHL's T_pull)
   double now = 0;              // engine time at arrival (virtual on sim)
   std::vector<int> members{};  // a leader's update: the members merged into it, ascending
 };

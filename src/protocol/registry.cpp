@@ -24,8 +24,8 @@ namespace {
 
 std::vector<ProtocolInfo>& registered_protocols() {
   static std::vector<ProtocolInfo> protocols = {
-      bsp_protocol(),         asp_protocol(),    ssp_protocol(),  local_sgd_protocol(),
-      sync_switch_protocol(), petrel_protocol(), sapus_protocol()};
+      bsp_protocol(),         asp_protocol(),    ssp_protocol(),   local_sgd_protocol(),
+      sync_switch_protocol(), petrel_protocol(), sapus_protocol(), ashl_protocol()};
   return protocols;
 }
 
