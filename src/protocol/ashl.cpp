@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -28,19 +30,24 @@ Ashl::Ashl(const AshlOptions& options) : options_(options) {
 
 void Ashl::start(const RunShape& shape, Actions& /*actions*/) {
   workers_ = shape.workers;
+  const auto workers = static_cast<size_t>(workers_);
   const auto window = static_cast<size_t>(options_.window);
-  times_.assign(static_cast<size_t>(workers_),
+  stage_ = Stage::Profiling;
+  times_.assign(workers,
                 WorkerTimesWindows{MovingMean(window), MovingMean(window), MovingMean(window)});
-  planned_t_iter_.assign(static_cast<size_t>(workers_), 0);
-  recent_losses_ = MovingMean(static_cast<size_t>(workers_));
-  shl_commits_.assign(static_cast<size_t>(workers_), 0);
+  planned_t_iter_.assign(workers, 0);
+  sent_keep_ratio_.assign(workers, 1.0);
+  recent_losses_ = MovingMean(workers);
+  first_global_loss_.reset();
+  shl_commits_.assign(workers, 0);
+  live_.clear();
   for (int w = 0; w < workers_; ++w) live_.insert(w);
+  held_pulls_.clear();
 }
 
 bool Ashl::profiled() const {
   return std::all_of(live_.begin(), live_.end(), [&](int w) {
-    return times_[static_cast<size_t>(w)].t_iter.size() >=
-           static_cast<size_t>(options_.profile_steps);
+    return times_[static_cast<size_t>(w)].measured >= options_.profile_steps;
   });
 }
 
@@ -149,11 +156,18 @@ bool Ashl::gap_allows(int worker) const {
   return shl_commits_[static_cast<size_t>(worker)] - fewest <= options_.s_preset;
 }
 
+void Ashl::answer(int worker, Actions& actions) {
+  const WorkerPlan plan = plan_for(worker);
+  sent_keep_ratio_[static_cast<size_t>(worker)] = plan.keep_ratio;
+  actions.reply_pull(worker, plan);
+}
+
 void Ashl::release_held_pulls(Actions& actions) {
   for (auto it = held_pulls_.begin(); it != held_pulls_.end();) {
     if (stage_ != Stage::Shl || gap_allows(*it)) {
-      actions.reply_pull(*it, plan_for(*it));
+      const int worker = *it;
       it = held_pulls_.erase(it);
+      answer(worker, actions);
     } else {
       ++it;
     }
@@ -161,21 +175,28 @@ void Ashl::release_held_pulls(Actions& actions) {
 }
 
 void Ashl::on_pull_request(int worker, Actions& actions) {
+  if (!live_.contains(worker)) return;  // dead: it will not train on
   if (stage_ == Stage::Shl && !gap_allows(worker)) {
     held_pulls_.insert(worker);
     return;
   }
-  actions.reply_pull(worker, plan_for(worker));
+  answer(worker, actions);
 }
 
 void Ashl::on_update(const UpdateInfo& update, Actions& actions) {
+  if (!live_.contains(update.worker)) {
+    actions.discard(update.id);
+    return;
+  }
   actions.apply({UpdateKind::Delta, {update.id}, {merge_weight(update.worker)}});
-  // A worker's first commit has no pull before it to measure.
-  if (update.clock > 1 && update.steps > 0) {
-    WorkerTimesWindows& windows = times_[static_cast<size_t>(update.worker)];
+  const auto w = static_cast<size_t>(update.worker);
+  // A first commit is not measured (ashl.h); nor is a step time of 0, which no step takes.
+  if (update.clock > 1 && update.steps > 0 && update.compute_seconds > 0) {
+    WorkerTimesWindows& windows = times_[w];
     windows.t_iter.add(update.compute_seconds / update.steps);
-    windows.t_push.add(update.push_seconds);
+    if (sent_keep_ratio_[w] == 1.0) windows.t_push.add(update.push_seconds);
     windows.t_pull.add(update.pull_seconds);
+    ++windows.measured;
   }
   if (stage_ == Stage::Shl) ++shl_commits_[static_cast<size_t>(update.worker)];
 
@@ -194,7 +215,10 @@ void Ashl::on_update(const UpdateInfo& update, Actions& actions) {
 void Ashl::on_worker_failed(int worker, Actions& actions) {
   live_.erase(worker);
   held_pulls_.erase(worker);
-  if (stage_ == Stage::Profiling && !live_.empty() && profiled()) {
+  if (live_.empty()) return;
+  if (stage_ != Stage::Profiling) {
+    plan_stages("failure", actions);  // the survivors' shares sum to 1 again
+  } else if (profiled()) {
     plan_stages("profiled", actions);
     stage_ = Stage::Ahl;
   }
@@ -204,8 +228,8 @@ void Ashl::on_worker_failed(int worker, Actions& actions) {
 nlohmann::json Ashl::save_state() const {
   nlohmann::json times = nlohmann::json::array();
   for (const WorkerTimesWindows& windows : times_) {
-    times.push_back(
-        {windows.t_iter.save_state(), windows.t_push.save_state(), windows.t_pull.save_state()});
+    times.push_back({windows.t_iter.save_state(), windows.t_push.save_state(),
+                     windows.t_pull.save_state(), windows.measured});
   }
   auto stage_state = [](const StageSettings& stage) {
     return nlohmann::json{stage.local_steps, stage.data_shares, stage.keep_ratios};
@@ -213,6 +237,7 @@ nlohmann::json Ashl::save_state() const {
   return {{"stage", static_cast<int>(stage_)},
           {"times", times},
           {"planned_t_iter", planned_t_iter_},
+          {"sent_keep_ratio", sent_keep_ratio_},
           {"ahl", stage_state(ahl_)},
           {"shl", stage_state(shl_)},
           {"recent_losses", recent_losses_.save_state()},
@@ -222,32 +247,61 @@ nlohmann::json Ashl::save_state() const {
           {"held_pulls", held_pulls_}};
 }
 
+// Read whole into a copy first, so that a state that does not fit leaves this one untouched.
 void Ashl::restore_state(const nlohmann::json& state) {
-  const auto& times = state.at("times");
-  if (times.size() != times_.size()) {
+  Ashl restored(options_);
+  const auto workers = static_cast<size_t>(workers_);
+  auto refuse = [&](const std::string& what) {
     throw std::invalid_argument(fmt::format(
-        "ashl: the saved state holds {} workers but this run has {}", times.size(), times_.size()));
-  }
-  stage_ = static_cast<Stage>(state.at("stage").get<int>());
-  for (size_t w = 0; w < times_.size(); ++w) {
-    times_[w].t_iter.restore_state(times[w].at(0));
-    times_[w].t_push.restore_state(times[w].at(1));
-    times_[w].t_pull.restore_state(times[w].at(2));
-  }
-  planned_t_iter_ = state.at("planned_t_iter").get<std::vector<double>>();
-  auto restore_stage = [](const nlohmann::json& saved, StageSettings& stage) {
-    stage.local_steps = saved.at(0).get<std::vector<int>>();
-    stage.data_shares = saved.at(1).get<std::vector<double>>();
-    stage.keep_ratios = saved.at(2).get<std::vector<double>>();
+        "ashl: the saved state does not fit this run of {} workers: {}", workers_, what));
   };
-  restore_stage(state.at("ahl"), ahl_);
-  restore_stage(state.at("shl"), shl_);
-  recent_losses_.restore_state(state.at("recent_losses"));
+  const auto& times = state.at("times");
+  if (times.size() != workers) refuse(fmt::format("it holds {} workers", times.size()));
+  const int stage = state.at("stage").get<int>();
+  if (stage < 0 || stage > static_cast<int>(Stage::Shl)) refuse(fmt::format("stage {}", stage));
+  restored.workers_ = workers_;
+  restored.stage_ = static_cast<Stage>(stage);
+  const auto window = static_cast<size_t>(options_.window);
+  for (const auto& saved : times) {
+    WorkerTimesWindows windows{MovingMean(window), MovingMean(window), MovingMean(window)};
+    windows.t_iter.restore_state(saved.at(0));
+    windows.t_push.restore_state(saved.at(1));
+    windows.t_pull.restore_state(saved.at(2));
+    windows.measured = saved.at(3).get<int64_t>();
+    restored.times_.push_back(std::move(windows));
+  }
+  restored.planned_t_iter_ = state.at("planned_t_iter").get<std::vector<double>>();
+  restored.sent_keep_ratio_ = state.at("sent_keep_ratio").get<std::vector<double>>();
+  auto restore_stage = [&](const nlohmann::json& saved, StageSettings& stage_settings) {
+    stage_settings.local_steps = saved.at(0).get<std::vector<int>>();
+    stage_settings.data_shares = saved.at(1).get<std::vector<double>>();
+    stage_settings.keep_ratios = saved.at(2).get<std::vector<double>>();
+    const bool planned = !stage_settings.local_steps.empty();
+    if (planned && (stage_settings.local_steps.size() != workers ||
+                    stage_settings.data_shares.size() != workers ||
+                    stage_settings.keep_ratios.size() != workers)) {
+      refuse("a stage's plan is for another number of workers");
+    }
+  };
+  restore_stage(state.at("ahl"), restored.ahl_);
+  restore_stage(state.at("shl"), restored.shl_);
+  restored.recent_losses_ = MovingMean(workers);
+  restored.recent_losses_.restore_state(state.at("recent_losses"));
   const auto& first = state.at("first_global_loss");
-  first_global_loss_ = first.is_null() ? std::nullopt : std::optional<double>(first.get<double>());
-  shl_commits_ = state.at("shl_commits").get<std::vector<int64_t>>();
-  live_ = state.at("live").get<std::set<int>>();
-  held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  if (!first.is_null()) restored.first_global_loss_ = first.get<double>();
+  restored.shl_commits_ = state.at("shl_commits").get<std::vector<int64_t>>();
+  restored.live_ = state.at("live").get<std::set<int>>();
+  restored.held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  if (restored.planned_t_iter_.size() != workers || restored.sent_keep_ratio_.size() != workers ||
+      restored.shl_commits_.size() != workers) {
+    refuse("a per-worker list has another length");
+  }
+  for (const std::set<int>* ids : {&restored.live_, &restored.held_pulls_}) {
+    if (!ids->empty() && (*ids->begin() < 0 || *ids->rbegin() >= workers_)) {
+      refuse("a worker id is out of range");
+    }
+  }
+  *this = std::move(restored);
 }
 
 ProtocolInfo ashl_protocol() {

@@ -4,10 +4,12 @@
 // commit gap) to the end.
 //   - Profiling: the first commits run one local step each, uncompressed, and feed every
 //     worker's moving windows of T_iter (compute seconds per step), T_push and T_pull. Once every
-//     live worker has `profile_steps` measured commits (a worker's first commit has no pull
-//     before it to measure), Algorithms 1 and 2 (ashl_plan.h) plan both stages: H, D and R per
-//     worker. T_compress is taken as 0: it is the same for every worker and cancels out of
-//     Algorithm 2 (it is in both T_update and T_rest).
+//     live worker has `profile_steps` measured commits, Algorithms 1 and 2 (ashl_plan.h) plan
+//     both stages: H, D and R per worker. A worker's first commit is not measured: on mpi its
+//     round trip is incomplete (the first pull is not timed), and every engine measures alike.
+//     T_compress is taken as 0: it is the same for every worker and cancels out of Algorithm 2
+//     (it is in both T_update and T_rest). T_push is sampled from uncompressed commits only:
+//     Algorithms 1 and 2 take the dense push time.
 //   - Every commit is a model delta, merged on arrival as W ← W + η_i·Δ_i with
 //     η_i = M·D_i·server_lr (spec; server_lr 1/M unless set: a round of commits then gives the
 //     data-weighted mean of the deltas). While profiling D_i = 1/M.
@@ -17,7 +19,8 @@
 //   - SHL: a worker's pull is held while its commits since the switch exceed the fewest of any
 //     live worker by more than `s_preset`; it trains on once the others catch up.
 //   - Re-profiling: when a worker's T_iter window mean drifts from the one its plan used by more
-//     than `reprofile_drift` (relative), both stages are planned again from the windows.
+//     than `reprofile_drift` (relative), both stages are planned again from the windows; and when
+//     a worker dies, for the live ones.
 // Run log: a `profile` record per planning (the times, and H, D, R of both stages) and a `phase`
 // record at the switch.
 // Not yet carried by the engines: the data shares D (the partitions are not re-cut yet; D
@@ -68,6 +71,7 @@ class Ashl : public Protocol {
   enum class Stage { Profiling, Ahl, Shl };
   struct WorkerTimesWindows {
     MovingMean t_iter, t_push, t_pull;
+    int64_t measured = 0;  // commits measured, towards profile_steps
   };
   // One stage's plan for every worker, indexed by worker id (0 steps and share for a worker
   // that was dead when it was planned).
@@ -82,6 +86,7 @@ class Ashl : public Protocol {
                            int h_preset, double r_preset, const char* h_name,
                            const char* r_name) const;
   WorkerPlan plan_for(int worker) const;
+  void answer(int worker, Actions& actions);
   double merge_weight(int worker) const;
   bool profiled() const;
   bool drifted() const;
@@ -93,7 +98,8 @@ class Ashl : public Protocol {
   int workers_ = 0;
   Stage stage_ = Stage::Profiling;
   std::vector<WorkerTimesWindows> times_;
-  std::vector<double> planned_t_iter_;  // by worker, as the current plans used them
+  std::vector<double> planned_t_iter_;   // by worker, as the current plans used them
+  std::vector<double> sent_keep_ratio_;  // by worker: its last plan's, which its commit follows
   StageSettings ahl_, shl_;
   MovingMean recent_losses_;
   std::optional<double> first_global_loss_;

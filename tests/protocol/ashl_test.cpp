@@ -219,6 +219,45 @@ TEST_F(AshlTest, PlansAgainWhenAWorkersStepTimeDrifts) {
   EXPECT_DOUBLE_EQ(profiles[1].details.at("times").at(0).at("t_iter").get<double>(), 2 * kIter[0]);
 }
 
+TEST_F(AshlTest, ProfilingCountsMeasuredCommitsBeyondTheWindow) {
+  start({{"profile_steps", 4.0}, {"window", 2.0}});
+  commit_rounds(4);
+  EXPECT_TRUE(actions_.events_of_type("profile").empty()) << "3 measured commits each";
+  commit_rounds(1);
+  EXPECT_EQ(actions_.events_of_type("profile").size(), 1u);
+}
+
+TEST_F(AshlTest, ADeathAfterProfilingPlansTheSurvivorsAgain) {
+  start({{"loss_preset", 0.0}});
+  commit_rounds(3);
+  ashl_->on_worker_failed(1, actions_);
+  const auto profiles = actions_.events_of_type("profile");
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[1].details.at("reason"), "failure");
+  const auto shares = profiles[1].details.at("ahl").at("data_shares").get<std::vector<double>>();
+  EXPECT_EQ(shares[1], 0.0);
+  EXPECT_DOUBLE_EQ(shares[0] + shares[2], 1.0);
+  // A late update of the dead worker is dropped, not merged.
+  const size_t applied = actions_.applied.size();
+  commit(1, 1);
+  EXPECT_EQ(actions_.applied.size(), applied);
+  EXPECT_EQ(actions_.discarded.back(), next_id_ - 1);
+}
+
+TEST_F(AshlTest, RefusesAStateOfAnotherRunAndKeepsItsOwn) {
+  start({});
+  commit_rounds(3);
+  const nlohmann::json before = ashl_->save_state();
+  nlohmann::json wrong = before;
+  wrong["stage"] = 7;
+  EXPECT_THAT([&] { ashl_->restore_state(wrong); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("stage 7")));
+  wrong = before;
+  wrong["live"] = std::vector<int>{0, 5};
+  EXPECT_THROW(ashl_->restore_state(wrong), std::invalid_argument);
+  EXPECT_EQ(ashl_->save_state(), before);
+}
+
 TEST_F(AshlTest, RefusesACoarserSecondStage) {
   EXPECT_THAT(
       [] {
