@@ -1,6 +1,7 @@
 #include "protocol/sapus.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include <fmt/format.h>
 
@@ -40,8 +41,8 @@ void Sapus::on_update(const UpdateInfo& update, Actions& actions) {
   const double weight = merge_weight(options_.alpha, staleness);
   actions.apply({UpdateKind::Delta, {update.id}, {weight}});
 
-  // A first push has no round trip behind it yet (comm_seconds is 0): it would pull the
-  // worker's mean round trip down for a whole window.
+  // A first push is not measured: on mpi its round trip is incomplete (the first pull is not
+  // timed), and every engine measures alike.
   if (update.clock > 1 && update.steps > 0) {
     features_->observe(update.worker, update.compute_seconds / update.steps, update.comm_seconds);
   }
@@ -82,8 +83,13 @@ void Sapus::restore_state(const nlohmann::json& state) {
         fmt::format("sapus: the saved state holds {} workers but this run has {}", last_push.size(),
                     last_push_.size()));
   }
-  threshold_.restore_state(state.at("threshold"));
-  features_->restore_state(state.at("features"));
+  // Into copies first: a state refused halfway must change nothing.
+  WorkerFeatures features = *features_;
+  features.restore_state(state.at("features"));
+  ThresholdWindow threshold = threshold_;
+  threshold.restore_state(state.at("threshold"));
+  *features_ = std::move(features);
+  threshold_ = std::move(threshold);
   for (size_t w = 0; w < last_push_.size(); ++w) {
     last_push_[w] =
         last_push[w].is_null() ? std::nullopt : std::optional<double>(last_push[w].get<double>());

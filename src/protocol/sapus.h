@@ -5,8 +5,8 @@
 //     (‖w − w_pull‖² / ‖w_pull‖² > θ) or after τ_max[i] steps, whichever comes first; then it
 //     pulls. No pull is ever held.
 //   - Performance model: τ_max[i] from the worker's measured step and round-trip times
-//     (sapus_rules.h). Until a worker has pushed twice (its first push has no round trip to
-//     measure) its plan is one step, which measures it soonest.
+//     (sapus_rules.h). Until a worker has pushed twice (its first push is not measured: on
+//     mpi its round trip is incomplete) its plan is one step, which measures it soonest.
 //   - Global-loss window: the one θ is adapted from the losses reported with the pushes
 //     (threshold_window.h) and goes out with every pull.
 //   - Weighted aggregation: each delta is merged on arrival with weight α / (1 + d), d the

@@ -3,11 +3,13 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <map>
 #include <stdexcept>
 #include <vector>
 
 #include "protocol/sapus_rules.h"
 #include "protocol/threshold_window.h"
+#include "server/parameter_server.h"
 #include "support/protocol_driving.h"
 #include "support/recording_actions.h"
 
@@ -201,6 +203,32 @@ TEST(SapusTest, MergesEachDeltaOnArrivalWeightedByItsStaleness) {
     ASSERT_EQ(actions.applied[k].weights.size(), 1u);
     EXPECT_DOUBLE_EQ(actions.applied[k].weights[0], expected[k]);
   }
+}
+
+// The merge formula on small vectors: W ← W + α/(1 + d)·(w_i − W_base_i), through a real server.
+TEST(SapusTest, TheServerMergesEachDeltaScaledByItsWeight) {
+  auto sapus = make_protocol("sapus", sapus_params());  // α = 0.6
+  RecordingActions actions;
+  sapus->start(RunShape{3, 1000, 1}, actions);
+  for (int w = 0; w < 3; ++w) sapus->on_pull_request(w, actions);
+  const std::map<int, std::vector<float>> deltas = {
+      {10, {1.0f, -2.0f}}, {11, {4.0f, 0.0f}}, {12, {-3.0f, 6.0f}}};
+  for (int w = 0; w < 3; ++w) {
+    testing::push(*sapus, actions, push_of(w, 10 + w, 1, 0, 1, 0.01, 0.0, 0.01));
+  }
+  params::ParamLayout layout;
+  layout.add("w", {2});
+  server::ServerOptions options;
+  options.momentum = 0;
+  server::ParameterServer server(layout, {1.0f, 2.0f}, options);
+  for (const ApplyOrder& order : actions.applied) {
+    std::vector<const float*> payloads;
+    for (int id : order.update_ids) payloads.push_back(deltas.at(id).data());
+    server.apply(order, payloads, 0);
+  }
+  // 1 + 0.6·1 + 0.3·4 + 0.2·(−3) and 2 + 0.6·(−2) + 0.3·0 + 0.2·6.
+  EXPECT_FLOAT_EQ(server.model()[0], 2.2f);
+  EXPECT_FLOAT_EQ(server.model()[1], 2.0f);
 }
 
 TEST(SapusTest, RecordsPushIntervalsWeightsAndThetaOverTime) {
