@@ -30,8 +30,11 @@ for scenario in hetero-compute hetero-network; do
     compare_once "$scenario-${workers}w-stragglers" "$protocols" "${setting[@]}" \
       "${stragglers[@]}" &
     straggling=$!
-    wait "$plain"  # each separately: a failed comparison stops the script
-    wait "$straggling"
+    # Both finish before a failure of either stops the script.
+    status=0
+    wait "$plain" || status=$?
+    wait "$straggling" || status=$?
+    ((status == 0)) || exit "$status"
   done
 done
 

@@ -71,7 +71,8 @@ def run(params, seed):
             command += ["--set", setting]
         result = subprocess.run(command, capture_output=True, text=True)
         if result.returncode != 0:
-            return {"refused": result.stderr.strip().splitlines()[-1]}
+            said = result.stderr.strip().splitlines()
+            return {"refused": said[-1] if said else f"hetps exited with {result.returncode}"}
     summary = json.load(open(os.path.join(directory, "summary.json")))
     target = summary["target_accuracy"]
     bytes_to_target = None
@@ -108,6 +109,8 @@ def mean_over_seeds(results):
 def pick(line):
     """The rule: within ACCURACY_BAND of the best final, earliest to target, then fewest bytes."""
     ran = [(value, metrics) for value, metrics in line if "final" in metrics]
+    if not ran:
+        sys.exit("every value of a line was refused: " + "; ".join(m["refused"] for _, m in line))
     best_final = max(metrics["final"] for _, metrics in ran)
     eligible = [(value, metrics) for value, metrics in ran
                 if metrics["final"] >= best_final - ACCURACY_BAND]
