@@ -134,7 +134,7 @@ class WorkerEnd : public EngineExchange {
                                     .kind = pulled_.plan.kind,
                                     .base_version = pulled_.version,
                                     .clock = ++pushes_};
-    endpoint_.push(info, pulled_.update);
+    endpoint_.push(info, pulled_.update, nullptr);  // dense, as a whole-model push
   }
 
   engine::PulledModel next_reply() {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/sparse_push.h"
+
 namespace hetps::engine {
 namespace {
 
@@ -31,13 +33,19 @@ bool all_links_ideal(const config::ClusterConfig& cluster) {
 }  // namespace
 
 InjectedDelays::InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,
-                               double model_bytes, std::vector<double> shard_fractions)
+                               std::vector<params::KeyRange> shards)
     : cluster_(cluster, seed),
-      model_bytes_(model_bytes),
-      shard_fractions_(std::move(shard_fractions)),
-      network_(cluster_, static_cast<int>(shard_fractions_.size())) {
+      shards_(std::move(shards)),
+      network_(cluster_, static_cast<int>(shards_.size())) {
   for (int w = 0; w < cluster.workers; ++w) padded_.push_back(speed_varies(cluster, w));
   ideal_links_ = all_links_ideal(cluster);
+  if (shards_.empty()) return;
+  // As the simulator computes them (ParameterServer::shard_fractions), to the bit.
+  const auto model_floats = static_cast<double>(shards_.back().end);
+  model_bytes_ = model_floats * sizeof(float);
+  for (const params::KeyRange& keys : shards_) {
+    model_shard_bytes_.push_back(model_bytes_ * (static_cast<double>(keys.size()) / model_floats));
+  }
 }
 
 bool InjectedDelays::pads_any_compute() const {
@@ -52,13 +60,16 @@ double InjectedDelays::compute_end(int worker, double start, int steps) const {
 double InjectedDelays::pull_arrival(int worker, double sent) {
   if (ideal_links_) return sent;
   std::lock_guard lock(network_mutex_);
-  return network_.send_from_servers(worker, model_bytes_, shard_fractions_, sent);
+  return network_.send_from_servers(worker, model_shard_bytes_, sent);
 }
 
-double InjectedDelays::push_arrival(int worker, double sent) {
+double InjectedDelays::push_arrival(int worker, double sent, const worker::SparseDelta* sparse) {
   if (ideal_links_) return sent;
+  std::vector<double> compressed;
+  if (sparse != nullptr) compressed = shard_bytes(*sparse, shards_);
   std::lock_guard lock(network_mutex_);
-  return network_.send_to_servers(worker, model_bytes_, shard_fractions_, sent);
+  return network_.send_to_servers(worker, sparse != nullptr ? compressed : model_shard_bytes_,
+                                  sent);
 }
 
 double InjectedDelays::worker_arrival(int from, int to, double sent) {

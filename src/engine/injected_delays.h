@@ -14,13 +14,17 @@
 #include "cluster/cluster_model.h"
 #include "config/config.h"
 #include "engine/sim_network.h"
+#include "params/layout.h"
+#include "worker/top_k.h"
 
 namespace hetps::engine {
 
 class InjectedDelays {
  public:
-  InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed, double model_bytes,
-                 std::vector<double> shard_fractions);
+  // `shards`: the server shards' key ranges, which together cover the model; empty where no
+  // link is modelled (the mpi engine's links are real).
+  InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,
+                 std::vector<params::KeyRange> shards);
 
   // Whether any worker's steps are padded: only then is a step worth calibrating.
   bool pads_any_compute() const;
@@ -30,11 +34,12 @@ class InjectedDelays {
   // When `steps` steps that began at `start` may end on `worker`: `start` for a worker that is
   // never padded, else the end its speed over time gives them.
   double compute_end(int worker, double start, int steps) const;
-  // When a whole model (a pull reply, an update) sent at `sent` has arrived. Workers ask in
-  // the order they get the lock, not quite in time order: on finite links a message may queue
-  // behind one sent a little later (scheduling jitter); ideal links delay nothing, ever.
+  // When a pull reply or a push sent at `sent` has arrived: a whole model, or the entries a
+  // compressed push carries (`sparse`, null for a dense push; engine/sparse_push.h). Workers
+  // ask in the order they get the lock, not quite in time order: on finite links a message may
+  // queue behind one sent a little later (scheduling jitter); ideal links delay nothing, ever.
   double pull_arrival(int worker, double sent);
-  double push_arrival(int worker, double sent);
+  double push_arrival(int worker, double sent, const worker::SparseDelta* sparse);
   // Between workers: a member's update to its leader, a model a leader hands on.
   double worker_arrival(int from, int to, double sent);
 
@@ -42,8 +47,9 @@ class InjectedDelays {
   cluster::ClusterModel cluster_;
   std::vector<bool> padded_;  // per worker
   bool ideal_links_ = false;  // every link, the servers' too: inf bandwidth, no latency
-  double model_bytes_;
-  std::vector<double> shard_fractions_;
+  std::vector<params::KeyRange> shards_;
+  double model_bytes_ = 0;
+  std::vector<double> model_shard_bytes_;  // each shard's bytes of the whole model
   double calibrated_step_ = 0;
   std::mutex network_mutex_;
   SimNetwork network_;

@@ -68,7 +68,7 @@ void ServerLoop::release_owed(int worker) {
   inspector_.settle(worker);
 }
 
-void ServerLoop::on_update(protocol::UpdateInfo info) {
+void ServerLoop::on_update(protocol::UpdateInfo info, int64_t bytes_to_server) {
   info.now = now();
   const auto leader = static_cast<size_t>(info.worker);
   owed_[leader] = -1;
@@ -76,7 +76,7 @@ void ServerLoop::on_update(protocol::UpdateInfo info) {
   // The members' buffers were read by the leader, the dead ones' included if they sent.
   for (int member : gathering_[leader]) release_owed(member);
   state_.pool().at(info.id).info = info;
-  state_.stats().add_bytes_to_server(state_.model_bytes());
+  state_.stats().add_bytes_to_server(bytes_to_server);
   state_.stats().add_bytes_worker_to_worker(state_.model_bytes() *
                                             static_cast<int64_t>(info.members.size()));
   replies_.merged(info.worker, info.members);

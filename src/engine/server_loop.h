@@ -79,9 +79,10 @@ class ServerLoop : public protocol::Actions {
 
   // What workers say, as the engine delivers it.
   void on_first_pull(int worker);
-  // The payload is in the pool buffer of `info.id`; `info.now` is set here. A leader's merged
+  // The payload is in the pool buffer of `info.id`; `info.now` is set here. `bytes_to_server`
+  // is what the push carried to the server shards (engine::push_bytes). A leader's merged
   // update also frees its members' buffers.
-  void on_update(protocol::UpdateInfo info);
+  void on_update(protocol::UpdateInfo info, int64_t bytes_to_server);
   // `error` is empty for an injected crash; `stranded_members` are those whose updates a dead
   // leader held.
   void on_worker_gone(int worker, const std::string& error,

@@ -108,9 +108,24 @@ void ServerState::check_plan(int worker, const protocol::WorkerPlan& plan) const
   const auto is_other_worker = [&](int id) {
     return id >= 0 && id < config_.cluster.workers && id != worker;
   };
-  if (plan.keep_ratio != 1.0) {
-    fail(fmt::format("asks for top-k compression (keep_ratio = {}), which no engine carries yet",
-                     plan.keep_ratio));
+  if (!(plan.keep_ratio > 0 && plan.keep_ratio <= 1)) {
+    fail(
+        fmt::format("has keep_ratio = {}; allowed: (0, 1], the fraction of a delta's entries "
+                    "sent (1: dense)",
+                    plan.keep_ratio));
+  }
+  if (plan.keep_ratio < 1 && plan.kind == protocol::UpdateKind::Gradient) {
+    fail(
+        fmt::format("asks for top-k compression (keep_ratio = {}) of a gradient; only model "
+                    "deltas (update kind Delta) are compressed",
+                    plan.keep_ratio));
+  }
+  // A leader merges its members' dense updates (worker::merge_updates) and pushes the merge.
+  if (plan.keep_ratio < 1 && (plan.send_to != protocol::kServer || !plan.gather_from.empty())) {
+    fail(
+        fmt::format("asks for top-k compression (keep_ratio = {}) in a leader's community; "
+                    "compressed deltas go to the server, leaders carry dense updates only",
+                    plan.keep_ratio));
   }
   if (plan.send_to != protocol::kServer && !is_other_worker(plan.send_to)) {
     fail(fmt::format("sends its update to worker {}, which is not another worker", plan.send_to));

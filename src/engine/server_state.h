@@ -48,9 +48,9 @@ class ServerState {
   void discard(int update_id);
   void set_optimizer(const protocol::OptimizerOverride& settings);
   // Throws std::invalid_argument naming `protocol.name` and `engine` when `worker`'s plan
-  // cannot be carried out: a top-k compressed update (not carried yet), an update sent to
-  // itself or to no worker, a leader that is itself a member, or one that gathers from itself
-  // or from no worker.
+  // cannot be carried out: a keep_ratio outside (0, 1], a top-k compressed gradient, top-k
+  // compression to or at a leader, an update sent to itself or to no worker, a leader that is
+  // itself a member, or one that gathers from itself or from no worker.
   void check_plan(int worker, const protocol::WorkerPlan& plan) const;
   // Writes a protocol event (or an engine event: a failure, a warning) into the run log.
   void record(const protocol::ProtocolEvent& event, double time);

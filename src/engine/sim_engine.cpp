@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/sparse_push.h"
 #include "engine/worker_factory.h"
 #include "worker/merge_updates.h"
 
@@ -32,6 +33,7 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
   shard_fraction_ = state_.server().shard_fractions();
+  for (double fraction : shard_fraction_) model_shard_bytes_.push_back(model_bytes_ * fraction);
   shard_free_at_.assign(shard_fraction_.size(), 0.0);
   step_work_seconds_ =
       learner_->flops_per_sample() * config.data.batch_size / (config.cluster.worker_gflops * 1e9);
@@ -171,7 +173,7 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
   double pulled = 0;
   // A silent leader hands nothing on: the server sends the model itself.
   if (route.via == protocol::kServer || clocks_[static_cast<size_t>(route.via)].silent) {
-    pulled = network_->send_from_servers(worker, model_bytes_, shard_fraction_, sent);
+    pulled = network_->send_from_servers(worker, model_shard_bytes_, sent);
     state_.stats().add_bytes_from_server(static_cast<int64_t>(model_bytes_));
   } else {
     // The leader hands on the copy it has just received.
@@ -202,6 +204,8 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
   const int id = state_.pool().acquire();
   worker::RoundResult result = workers_[static_cast<size_t>(worker)]->run(
       plan, state_.server().model(), state_.current_lr(), state_.pool().buffer(id));
+
+  clock.compressed = std::move(result.sparse);
 
   double computed = pulled;
   for (int s = 0; s < result.steps; ++s) {
@@ -246,11 +250,15 @@ void SimEngine::send_update(int update_id) {
 
 void SimEngine::push_to_servers(int update_id) {
   protocol::UpdateInfo& info = state_.pool().at(update_id).info;
+  const WorkerClock& clock = clocks_[static_cast<size_t>(info.worker)];
+  const worker::SparseDelta* sparse = clock.compressed ? &*clock.compressed : nullptr;
   const double arrived =
-      network_->send_to_servers(info.worker, model_bytes_, shard_fraction_, now_);
-  state_.stats().add_bytes_to_server(static_cast<int64_t>(model_bytes_));
-  info.comm_seconds =
-      (arrived - now_) + clocks_[static_cast<size_t>(info.worker)].last_pull_seconds;
+      sparse == nullptr
+          ? network_->send_to_servers(info.worker, model_shard_bytes_, now_)
+          : network_->send_to_servers(info.worker,
+                                      shard_bytes(*sparse, state_.server().shard_ranges()), now_);
+  state_.stats().add_bytes_to_server(push_bytes(state_.server().model().size(), sparse));
+  info.comm_seconds = (arrived - now_) + clock.last_pull_seconds;
   schedule(arrived, EventKind::UpdateArrives, info.worker, update_id);
 }
 

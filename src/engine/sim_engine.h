@@ -10,6 +10,7 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <queue>
 #include <vector>
 
@@ -77,6 +78,8 @@ class SimEngine : public protocol::Actions {
     std::vector<int> gathered;
     std::vector<int> early_updates;  // from members answered before it: for its next round
     bool own_update_ready = false;
+    // The entries its own update carries when top-k compressed; empty when dense.
+    std::optional<worker::SparseDelta> compressed;
   };
 
   // Only updates keep the run going: an evaluation or a failure still to come does not.
@@ -118,8 +121,9 @@ class SimEngine : public protocol::Actions {
   std::vector<WorkerClock> clocks_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<double> shard_free_at_;
-  std::vector<double> shard_fraction_;  // each shard's share of the model's bytes
-  double step_work_seconds_ = 0;        // one step's compute at speed 1
+  std::vector<double> shard_fraction_;     // each shard's share of the model's bytes
+  std::vector<double> model_shard_bytes_;  // each shard's bytes of the whole model
+  double step_work_seconds_ = 0;           // one step's compute at speed 1
   double model_bytes_ = 0;
   double now_ = 0;
   uint64_t sequence_ = 0;

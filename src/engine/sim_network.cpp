@@ -29,22 +29,20 @@ double SimNetwork::send(int from, int to, double bytes, double time) {
   return std::max(down.free_at, up_end + latency);
 }
 
-double SimNetwork::send_to_servers(int worker, double bytes,
-                                   std::span<const double> shard_fractions, double time) {
+double SimNetwork::send_to_servers(int worker, std::span<const double> shard_bytes, double time) {
   double arrival = time;
-  for (size_t s = 0; s < shard_fractions.size(); ++s) {
-    arrival = std::max(
-        arrival, send(worker, server_node(static_cast<int>(s)), bytes * shard_fractions[s], time));
+  for (size_t s = 0; s < shard_bytes.size(); ++s) {
+    arrival =
+        std::max(arrival, send(worker, server_node(static_cast<int>(s)), shard_bytes[s], time));
   }
   return arrival;
 }
 
-double SimNetwork::send_from_servers(int worker, double bytes,
-                                     std::span<const double> shard_fractions, double time) {
+double SimNetwork::send_from_servers(int worker, std::span<const double> shard_bytes, double time) {
   double arrival = time;
-  for (size_t s = 0; s < shard_fractions.size(); ++s) {
-    arrival = std::max(
-        arrival, send(server_node(static_cast<int>(s)), worker, bytes * shard_fractions[s], time));
+  for (size_t s = 0; s < shard_bytes.size(); ++s) {
+    arrival =
+        std::max(arrival, send(server_node(static_cast<int>(s)), worker, shard_bytes[s], time));
   }
   return arrival;
 }

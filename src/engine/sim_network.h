@@ -23,12 +23,11 @@ class SimNetwork {
   // Sends `bytes` from node `from` to node `to`, handed to the uplink at `time`; returns the
   // time the last byte has arrived.
   double send(int from, int to, double bytes, double time);
-  // One message between a worker and each server shard, each carrying its key range's share
-  // (`shard_fractions`, one per shard) of `bytes`; returns the last arrival.
-  double send_to_servers(int worker, double bytes, std::span<const double> shard_fractions,
-                         double time);
-  double send_from_servers(int worker, double bytes, std::span<const double> shard_fractions,
-                           double time);
+  // One message between a worker and each server shard, shard s's carrying `shard_bytes[s]`
+  // (its key range's share of a model, or of a compressed push's entries); returns the last
+  // arrival.
+  double send_to_servers(int worker, std::span<const double> shard_bytes, double time);
+  double send_from_servers(int worker, std::span<const double> shard_bytes, double time);
 
  private:
   struct Queue {

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/sparse_push.h"
 #include "engine/step_calibration.h"
 #include "engine/worker_factory.h"
 #include "engine/worker_loop.h"
@@ -43,13 +44,16 @@ class ThreadsEngine::Link : public WorkerLink {
   }
   bool run_over() override { return engine_.gate_.stopped(); }
   bool sleep_until(double seconds) override { return engine_.sleep_until(seconds); }
-  double push_arrival(double sent) override { return engine_.delays_.push_arrival(worker_, sent); }
+  double push_arrival(double sent, const worker::SparseDelta* sparse) override {
+    return engine_.delays_.push_arrival(worker_, sent, sparse);
+  }
   double member_push_arrival(int leader, double sent) override {
     return engine_.delays_.worker_arrival(worker_, leader, sent);
   }
-  // The update is already in the server's pool buffer.
-  void push(const protocol::UpdateInfo& info, std::span<const float>) override {
-    engine_.inbox_.push(UpdateReady{info});
+  // The update is already in the server's pool buffer, a compressed one expanded there.
+  void push(const protocol::UpdateInfo& info, std::span<const float> update,
+            const worker::SparseDelta* sparse) override {
+    engine_.inbox_.push(UpdateReady{info, push_bytes(update.size(), sparse)});
   }
   void send_to_leader(int leader, const protocol::UpdateInfo& info,
                       std::span<const float> update) override {
@@ -81,8 +85,7 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
       loop_(
           config, data, *evaluator_, listener, *this, [this] { return now(); },
           [](int worker) { return fmt::format("worker {} (a thread of this process)", worker); }),
-      delays_(config.cluster, config.seed, static_cast<double>(loop_.state().model_bytes()),
-              loop_.state().server().shard_fractions()) {
+      delays_(config.cluster, config.seed, loop_.state().server().shard_ranges()) {
   const int workers = config.cluster.workers;
   for (int w = 0; w < workers; ++w) {
     learners_.push_back(models.make_learner());
@@ -180,7 +183,8 @@ void ThreadsEngine::serve_one(double deadline, ServerLoop& server) {
   } else if (const auto* orphaned = std::get_if<OrphanedUpdate>(&*message)) {
     server.on_orphaned_update(orphaned->member);
   } else {
-    server.on_update(std::get<UpdateReady>(*message).info);
+    const auto& ready = std::get<UpdateReady>(*message);
+    server.on_update(ready.info, ready.bytes);
   }
 }
 

@@ -62,6 +62,7 @@ class ThreadsEngine : public ServerLoop::Engine {
   };
   struct UpdateReady {
     protocol::UpdateInfo info;  // the payload is in the buffer of `info.id`
+    int64_t bytes = 0;          // what it would carry on a wire (engine::push_bytes)
   };
   struct WorkerGone {
     int worker = 0;

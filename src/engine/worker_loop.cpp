@@ -100,13 +100,14 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
       if (const auto ended = gather(reply->plan, info, reply->update)) return *ended;
     }
 
+    const worker::SparseDelta* sparse = result.sparse ? &*result.sparse : nullptr;
     const double pushed = link.now();
-    const double arrives = leader == protocol::kServer ? link.push_arrival(pushed)
+    const double arrives = leader == protocol::kServer ? link.push_arrival(pushed, sparse)
                                                        : link.member_push_arrival(leader, pushed);
     if (const auto ended = wait_until(arrives)) return *ended;
     info.comm_seconds = (arrives - pushed) + reply->transfer_seconds;
     if (leader == protocol::kServer) {
-      link.push(info, reply->update);
+      link.push(info, reply->update, sparse);
     } else {
       link.send_to_leader(leader, info, reply->update);
     }

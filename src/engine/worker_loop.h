@@ -53,9 +53,13 @@ class WorkerLink {
   virtual bool run_over() = 0;
   // Returns false when the run ended first.
   virtual bool sleep_until(double seconds) = 0;
-  // When an update pushed at `sent` reaches the server (an injected link delay, or `sent`).
-  virtual double push_arrival(double sent) = 0;
-  virtual void push(const protocol::UpdateInfo& info, std::span<const float> update) = 0;
+  // When an update pushed at `sent` reaches the server (an injected link delay, or `sent`);
+  // `sparse` as for `push`.
+  virtual double push_arrival(double sent, const worker::SparseDelta* sparse) = 0;
+  // Pushes `update` to the server; `sparse`, when not null, holds the entries of a top-k
+  // compressed update, which are what travels (`update` holds them too, with zeros elsewhere).
+  virtual void push(const protocol::UpdateInfo& info, std::span<const float> update,
+                    const worker::SparseDelta* sparse) = 0;
   // When an update a member sends at `sent` reaches `leader`.
   virtual double member_push_arrival(int leader, double sent) = 0;
   // Sends this member's update to `leader`; when the leader is gone, the server drops it and

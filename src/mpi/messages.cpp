@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "worker/top_k.h"
+
 namespace hetps::mpi {
 
 int element_count(size_t elements) {
@@ -98,7 +100,12 @@ UpdateHeader UpdateHeader::of(const protocol::UpdateInfo& info) {
           info.train_loss,
           info.compute_seconds,
           info.comm_seconds,
-          static_cast<int>(info.members.size())};
+          static_cast<int>(info.members.size()),
+          kDense};
+}
+
+int64_t UpdateHeader::pushed_bytes(int64_t model_bytes) const {
+  return compressed() ? kept_entries * worker::SparseDelta::kBytesPerEntry : model_bytes;
 }
 
 protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members) const {

@@ -3,8 +3,9 @@
 // its own message of floats, straight from and into the buffer it lives in.
 //   worker → server: kFirstPull (empty); kUpdateHeader (UpdateHeader) followed by
 //                    kUpdateMembers (a leader's update: its members) and kUpdatePayload (the
-//                    update); kWorkerGone (the error, empty for an
-//                    injected crash) followed by kGoneMembers (the members whose updates a
+//                    update), or for a top-k compressed update kSparseIndices and
+//                    kSparseValues (its kept entries, sparse_wire.h); kWorkerGone (the error, empty
+//                    for an injected crash) followed by kGoneMembers (the members whose updates a
 //                    leader took with it); kOrphanedUpdate (a dead leader hands back a member's
 //                    update it will never merge: the member's id); kGoodbye (empty, the
 //                    worker's last message).
@@ -17,7 +18,8 @@
 //   worker → worker: kEndOfRun (empty, its last message to every other worker).
 //   With several server shards (cluster.servers > 1), rank 0 runs the protocol and holds shard
 //   0; ranks 1 … servers−1 hold the others:
-//   worker → shard rank: kUpdateHeader and kUpdatePayload (its slice of a push); kGoodbye.
+//   worker → shard rank: kUpdateHeader and kUpdatePayload, or kSparseIndices and
+//                        kSparseValues (its slice of a push); kGoodbye.
 //   shard rank → worker: kReplyModel (its slice of a reply, in the order of rank 0's replies),
 //                        on RankSetup::slice_comm.
 //   rank 0 → shard rank: kShardOrder (shard_orders.h).
@@ -56,6 +58,8 @@ enum Tag : int {
   kUpdateMembers,
   kShardOrder,
   kShardModel,
+  kSparseIndices,
+  kSparseValues,
 };
 
 // A pull reply's header: the plan but its list of members (kReplyMembers), and how many
@@ -95,8 +99,14 @@ struct UpdateHeader {
   double compute_seconds = 0;
   double comm_seconds = 0;
   int members = 0;
+  int64_t kept_entries = kDense;  // a top-k compressed push: its entries on every shard together
 
+  static constexpr int64_t kDense = -1;
   static UpdateHeader of(const protocol::UpdateInfo& info);
+  bool compressed() const { return kept_entries != kDense; }
+  // The bytes the push carries to the server shards (engine::push_bytes), `model_bytes` when
+  // dense.
+  int64_t pushed_bytes(int64_t model_bytes) const;
   // The info, once its members are known.
   protocol::UpdateInfo info(std::vector<int> members) const;
 };

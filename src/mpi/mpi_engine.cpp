@@ -47,7 +47,7 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
   const RankLayout layout(config.cluster, comm.get());
   if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   // Links are real here: only compute is padded, so the link model never sees a message size.
-  engine::InjectedDelays delays(config.cluster, config.seed, 0.0, {1.0});
+  engine::InjectedDelays delays(config.cluster, config.seed, {});
   const std::optional<double> step = calibrate(config, data, models, layout, comm.get(), delays);
   const RankSetup setup{config, data, models, comm.get(), slice_comm.get(), layout, delays, step};
   if (layout.rank() == layout.server_rank()) return run_server_rank(setup, listener);

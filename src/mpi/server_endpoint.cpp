@@ -102,11 +102,15 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
             "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
             info.worker, info.id, worker, server.owed_update(worker)));
       }
-      MPI_Request request = post_receive_floats(own_part(server.state().pool().buffer(info.id)),
-                                                rank, kUpdatePayload, comm_);
-      wait_for(request);
+      const std::span<float> buffer = server.state().pool().buffer(info.id);
+      if (header.compressed()) {
+        engine::expand_into(sparse_.take(rank, comm_), own_keys_, buffer);
+      } else {
+        MPI_Request request = post_receive_floats(own_part(buffer), rank, kUpdatePayload, comm_);
+        wait_for(request);
+      }
       if (peers_ != nullptr) peers_->pushed(info.id);
-      server.on_update(info);
+      server.on_update(info, header.pushed_bytes(server.state().model_bytes()));
       return;
     }
     case kWorkerGone: {
@@ -155,6 +159,10 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
     case kUpdateHeader: {
       const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
       if (header.members > 0) take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+      if (header.compressed()) {
+        sparse_.take(rank, comm_);
+        return false;
+      }
       MPI_Request request = post_receive_floats(dropped_, rank, kUpdatePayload, comm_);
       wait_for(request);
       return false;

@@ -5,7 +5,8 @@
 //   hands on follows as a kRelay (the leader sends the model on itself). A dead leader's rank
 //   hands back the members' updates that still reach it (kOrphanedUpdate).
 //   An update's header is taken first; its payload is then received straight into the
-//   update pool's buffer for its id, with no copy.
+//   update pool's buffer for its id, with no copy, or for a top-k compressed update its kept
+//   entries are received and written there, with zeros elsewhere (sparse_wire.h).
 //   An evaluation does not count in the server's time, as on the threads engine; the workers
 //   are not paused for it (on a cluster they do not share the server's cores): each can
 //   compute at most one step meanwhile, then waits for its reply.
@@ -26,6 +27,7 @@
 #include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
 #include "mpi/shard_peers.h"
+#include "mpi/sparse_wire.h"
 #include "params/layout.h"
 
 namespace hetps::mpi {
@@ -77,6 +79,7 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   RunClock& clock_;
   std::list<SendInFlight> in_flight_;  // a list: MPI reads each header where it was put
   std::vector<float> dropped_;         // where updates sent after the end land
+  SparseSliceReceiver sparse_;         // compressed updates' entries, on their way in
   bool stopped_ = false;
 };
 

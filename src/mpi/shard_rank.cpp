@@ -14,6 +14,7 @@
 #include "mpi/patient_wait.h"
 #include "mpi/run_clock.h"
 #include "mpi/shard_orders.h"
+#include "mpi/sparse_wire.h"
 #include "server/parameter_server.h"
 
 namespace hetps::mpi {
@@ -77,14 +78,19 @@ class ShardServer {
                                        message.MPI_TAG, layout_.rank()));
   }
 
-  // A worker's slice of a push, into a whole-model buffer (the optimizer reads updates by key).
+  // A worker's slice of a push, into a whole-model buffer (the optimizer reads updates by key);
+  // a compressed one's kept entries, with zeros at the range's other keys.
   void take_update(int rank) {
     const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
     std::vector<float>& buffer = updates_[header.id];
     if (buffer.empty()) buffer = spare_buffer();
-    MPI_Request request = post_receive_floats(std::span(buffer).subspan(keys_.begin, keys_.size()),
-                                              rank, kUpdatePayload, comm_);
-    wait_for(request);
+    if (header.compressed()) {
+      engine::expand_into(sparse_.take(rank, comm_), keys_, buffer);
+    } else {
+      MPI_Request request = post_receive_floats(
+          std::span(buffer).subspan(keys_.begin, keys_.size()), rank, kUpdatePayload, comm_);
+      wait_for(request);
+    }
     if (discarded_.erase(header.id) > 0) release(header.id);
   }
 
@@ -172,6 +178,7 @@ class ShardServer {
   std::map<int, std::vector<float>> updates_;  // by update id
   std::vector<std::vector<float>> spare_;
   std::set<int> discarded_;  // discarded before their slice came
+  SparseSliceReceiver sparse_;
   engine::ModelSnapshots snapshots_;
   std::list<SliceInFlight> in_flight_;
   int goodbyes_ = 0;

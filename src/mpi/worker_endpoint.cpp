@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mpi/patient_wait.h"
+#include "mpi/sparse_wire.h"
 
 namespace hetps::mpi {
 
@@ -117,10 +118,12 @@ bool WorkerEndpoint::sleep_until(double seconds) {
 }
 
 void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<const float> update,
+                                 const worker::SparseDelta* sparse,
                                  const std::vector<UpdatePart>& parts, Tag header_tag,
                                  Tag payload_tag) {
   const double begin = now();
   pushed_ = UpdateHeader::of(info);
+  if (sparse != nullptr) pushed_.kept_entries = static_cast<int64_t>(sparse->indices.size());
   pushed_members_ = info.members;
   std::vector<MPI_Request> requests;
   for (const UpdatePart& to : parts) {
@@ -128,24 +131,30 @@ void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<con
     if (&to == &parts.front() && !pushed_members_.empty()) {
       requests.push_back(post_ids(pushed_members_, to.rank, kUpdateMembers, comm_));
     }
-    requests.push_back(
-        post_floats(update.subspan(to.keys.begin, to.keys.size()), to.rank, payload_tag, comm_));
+    if (sparse == nullptr) {
+      requests.push_back(
+          post_floats(update.subspan(to.keys.begin, to.keys.size()), to.rank, payload_tag, comm_));
+    } else {
+      const auto slice = post_sparse_slice(engine::slice_of(*sparse, to.keys), to.rank, comm_);
+      requests.insert(requests.end(), slice.begin(), slice.end());
+    }
   }
   wait_for_all(requests);
   push_seconds_ = now() - begin;
 }
 
-void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update) {
+void WorkerEndpoint::push(const protocol::UpdateInfo& info, std::span<const float> update,
+                          const worker::SparseDelta* sparse) {
   std::vector<UpdatePart> shards;
   for (int shard = 0; shard < layout_.servers(); ++shard) {
     shards.push_back({layout_.shard_rank(shard), slices_[static_cast<size_t>(shard)]});
   }
-  send_update(info, update, shards, kUpdateHeader, kUpdatePayload);
+  send_update(info, update, sparse, shards, kUpdateHeader, kUpdatePayload);
 }
 
 void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info,
                                     std::span<const float> update) {
-  send_update(info, update, {{layout_.worker_rank(leader), {0, update.size()}}},
+  send_update(info, update, nullptr, {{layout_.worker_rank(leader), {0, update.size()}}},
               kMemberUpdateHeader, kMemberUpdatePayload);
 }
 

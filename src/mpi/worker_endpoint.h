@@ -7,8 +7,9 @@
 // its members' updates into a buffer per member. A dead leader's rank hands back to the server
 // the members' updates that still reach it.
 // With several server shards, a push sends each shard rank its slice (rank 0 also takes the
-// header's members), and a reply from the server is rank 0's header and slice followed by each
-// shard rank's slice; a leader hands on the whole model.
+// header's members; a top-k compressed push sends each its kept entries, sparse_wire.h), and a
+// reply from the server is rank 0's header and slice followed by each shard rank's slice; a
+// leader hands on the whole model.
 // The end of a run: the server's kStop is its last message, so a worker takes every message
 // before it (dropping those it no longer uses); then it tells every other worker it is done
 // (kEndOfRun) and takes what they still send until each has said so, so that every send
@@ -43,8 +44,9 @@ class WorkerEndpoint : public engine::WorkerLink {
   std::optional<engine::PulledModel> receive(double deadline) override;
   bool run_over() override { return stop_seen_; }
   bool sleep_until(double seconds) override;
-  double push_arrival(double sent) override { return sent; }
-  void push(const protocol::UpdateInfo& info, std::span<const float> update) override;
+  double push_arrival(double sent, const worker::SparseDelta*) override { return sent; }
+  void push(const protocol::UpdateInfo& info, std::span<const float> update,
+            const worker::SparseDelta* sparse) override;
   double member_push_arrival(int, double sent) override { return sent; }
   void send_to_leader(int leader, const protocol::UpdateInfo& info,
                       std::span<const float> update) override;
@@ -72,9 +74,11 @@ class WorkerEndpoint : public engine::WorkerLink {
     params::KeyRange keys;
   };
   // Sends the header and the part of the update to each destination (a leader's members to the
-  // first), and waits until they are sent.
+  // first), and waits until they are sent. A compressed update (`sparse` not null) sends each
+  // part's kept entries (sparse_wire.h) instead of its floats.
   void send_update(const protocol::UpdateInfo& info, std::span<const float> update,
-                   const std::vector<UpdatePart>& parts, Tag header_tag, Tag payload_tag);
+                   const worker::SparseDelta* sparse, const std::vector<UpdatePart>& parts,
+                   Tag header_tag, Tag payload_tag);
   engine::MemberMessage take_member_update(const MPI_Status& header);
   // Takes one message after the run (or while dead) and drops it, handing a member's update
   // back to the server while this rank is a dead leader and the run goes on.

@@ -4,6 +4,8 @@
 #include <limits>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 namespace hetps::worker {
 
 Worker::Worker(int id, model::Learner& learner, const data::Dataset& train,
@@ -24,12 +26,26 @@ double Worker::step(std::span<const float> params, std::span<float> grad) {
 
 RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
                         std::span<float> update) {
-  if (plan.kind == protocol::UpdateKind::Delta) return run_local_steps(plan, pulled, lr, update);
+  if (plan.kind == protocol::UpdateKind::Delta) {
+    RoundResult result = run_local_steps(plan, pulled, lr, update);
+    // A dense round after compressed ones goes through error feedback too, which then sends
+    // everything it held back: nothing top-k dropped is lost.
+    if (plan.keep_ratio != 1.0 || feedback_) {
+      SparseDelta sent = compress(update, plan.keep_ratio);
+      if (plan.keep_ratio != 1.0) result.sparse = std::move(sent);
+    }
+    return result;
+  }
   if (plan.max_local_steps != 1) {
     throw std::invalid_argument("a gradient plan takes exactly one step per push");
   }
+  if (plan.keep_ratio != 1.0) {
+    throw std::invalid_argument(
+        fmt::format("a gradient plan with keep_ratio = {}: only model deltas are top-k compressed",
+                    plan.keep_ratio));
+  }
   double loss = step(pulled, update);
-  return RoundResult{1, options_.batch_size, loss};
+  return RoundResult{.steps = 1, .samples = options_.batch_size, .mean_loss = loss, .sparse = {}};
 }
 
 RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
@@ -57,6 +73,14 @@ RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<
   result.samples = int64_t{result.steps} * options_.batch_size;
   result.mean_loss = loss_sum / result.steps;
   return result;
+}
+
+SparseDelta Worker::compress(std::span<float> update, double keep_ratio) {
+  if (!feedback_) feedback_.emplace(update.size());
+  SparseDelta sent = feedback_->compress(update, keep_ratio);
+  std::fill(update.begin(), update.end(), 0.0f);
+  add_sparse(sent, update);
+  return sent;
 }
 
 double relative_change(std::span<const float> a, std::span<const float> b) {

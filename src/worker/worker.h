@@ -4,10 +4,15 @@
 //   Delta plan: up to `max_local_steps` local SGD steps from the pulled model with the worker's
 //   own optimizer (its momentum survives a pull, spec/baselines.md), stopping early once
 //   ‖w − w_pull‖² / ‖w_pull‖² exceeds `change_threshold`; the update is w − w_pull.
+//   Delta plan with keep_ratio < 1 (spec/ashl.md, Algorithm 2): the delta is top-k compressed
+//   with the worker's own error feedback, kept across rounds, so that what one round leaves out
+//   is sent later; the update then holds the kept entries and zeros elsewhere, which is what
+//   the server merges. A later dense round sends whatever is still held back along with it.
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -16,6 +21,7 @@
 #include "model/learner.h"
 #include "protocol/protocol.h"
 #include "server/sgd_optimizer.h"
+#include "worker/top_k.h"
 
 namespace hetps::worker {
 
@@ -30,6 +36,9 @@ struct RoundResult {
   int steps = 0;
   int64_t samples = 0;
   double mean_loss = 0;
+  // A top-k compressed delta: the entries that travel (the update holds them too, with zeros
+  // elsewhere). Empty for a dense update.
+  std::optional<SparseDelta> sparse;
 };
 
 class Worker {
@@ -40,7 +49,9 @@ class Worker {
   int id() const { return id_; }
 
   // Runs `plan` from `pulled` (the global model as pulled) and writes the update into
-  // `update` (same size as the model). `lr` is the local optimizer's learning rate.
+  // `update` (same size as the model). `lr` is the local optimizer's learning rate. Throws
+  // std::invalid_argument for a gradient plan of several steps or with keep_ratio != 1, and
+  // for a keep_ratio outside (0, 1].
   RoundResult run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
                   std::span<float> update);
 
@@ -48,6 +59,8 @@ class Worker {
   double step(std::span<const float> params, std::span<float> grad);
   RoundResult run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
                               double lr, std::span<float> update);
+  // Replaces the delta in `update` with what error feedback sends of it at `keep_ratio`.
+  SparseDelta compress(std::span<float> update, double keep_ratio);
 
   int id_;
   model::Learner& learner_;
@@ -60,6 +73,8 @@ class Worker {
   std::vector<float> local_;
   std::vector<float> local_grad_;
   std::unique_ptr<server::SgdOptimizer> local_optimizer_;
+  // From the first compressed round on: what top-k has held back so far.
+  std::optional<ErrorFeedback> feedback_;
 };
 
 // ‖a − b‖² / ‖b‖² (0 when b is all zeros and a equals b).

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <vector>
+
 #include "engine/sim_network.h"
 
 namespace hetps::engine {
@@ -40,6 +42,20 @@ TEST(SimNetworkTest, ASlowSenderDoesNotHoldTheServersDownlink) {
   // only for 1 ms of transfer (from 0.001), so the fast worker's message queues only that long.
   EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMessageBytes, 0.0), 0.011);
   EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.003);
+}
+
+// A push is one message per shard, each its own size (a compressed push's entries are not
+// spread evenly): it has arrived when the last shard has its bytes.
+TEST(SimNetworkTest, APushArrivesWhenEveryShardHasItsBytes) {
+  auto cluster = fast_and_slow_worker();
+  SimNetwork network(cluster, 2);
+  const std::vector<double> uneven = {kMessageBytes, kMessageBytes / 4};
+  // On the slow worker's uplink 10 ms for shard 0's bytes, then 2.5 ms for shard 1's; 1 ms of
+  // latency.
+  EXPECT_DOUBLE_EQ(network.send_to_servers(1, uneven, 0.0), 0.0135);
+  SimNetwork fresh(cluster, 2);
+  const std::vector<double> all_on_shard_0 = {kMessageBytes / 4, 0.0};
+  EXPECT_DOUBLE_EQ(fresh.send_to_servers(1, all_on_shard_0, 0.0), 0.0035);
 }
 
 TEST(SimNetworkTest, TwoFastSendersShareTheServersDownlink) {

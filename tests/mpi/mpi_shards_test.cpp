@@ -5,6 +5,7 @@
 
 #include <algorithm>
 
+#include "engine/compressed_rounds.h"
 #include "engine/engine.h"
 #include "engine/leader_rounds.h"
 #include "engine/small_run.h"
@@ -74,9 +75,12 @@ class HalvingLearningRate : public protocol::Protocol {
 
 // One worker and a shard on every other rank: with one worker every protocol is
 // deterministic, and every shard order (apply, optimizer change, reply, evaluation) is used.
+// A compressed push (topk_local_sgd) gives each shard the kept entries of its key range.
 TEST(MpiShardsTest, OneWorkerOnShardRanksGetsTheBitsOfOneServer) {
   const auto halving = HalvingLearningRate::registration();
-  for (const char* protocol : {"bsp", "asp", "ssp", "local_sgd", "sync_switch", "halving_lr"}) {
+  const auto topk_local_sgd = compressed_rounds_registration();
+  for (const char* protocol :
+       {"bsp", "asp", "ssp", "local_sgd", "sync_switch", "halving_lr", "topk_local_sgd"}) {
     config::Config config = sharded_config(protocol, mpi::world_size() - 1);
     config.train.momentum = 0.9;
     if (std::string(protocol) == "sync_switch") config.protocol.params["bsp_fraction"] = 0.5;
@@ -91,13 +95,19 @@ TEST(MpiShardsTest, OneWorkerOnShardRanksGetsTheBitsOfOneServer) {
 
 TEST(MpiShardsTest, SynchronousRoundsOnTwoShardsGetTheBitsOfOneServer) {
   const auto leader_rounds = LeaderRounds::registration();
-  for (const char* protocol : {"bsp", "local_sgd", "leader_rounds"}) {
+  const auto topk_local_sgd = compressed_rounds_registration();
+  for (const char* protocol : {"bsp", "local_sgd", "leader_rounds", "topk_local_sgd"}) {
     config::Config config = sharded_config(protocol, 2);
     config.cluster.speeds = {1.0, 0.5};
     const Outcome sharded = run_small(config);
-    // A community of every worker, its mean taken at the leader, is BSP.
-    if (std::string(protocol) == "leader_rounds") config.protocol = {"bsp", {}};
-    expect_same_model(sharded, on_one_simulated_server(config), protocol);
+    // A community of every worker, its mean taken at the leader, is BSP (with fewer pushes).
+    const bool led = std::string(protocol) == "leader_rounds";
+    if (led) config.protocol = {"bsp", {}};
+    const Outcome one_server = on_one_simulated_server(config);
+    expect_same_model(sharded, one_server, protocol);
+    if (mpi::world_rank() == 0 && !led) {
+      EXPECT_EQ(sharded.summary.bytes_to_server, one_server.summary.bytes_to_server) << protocol;
+    }
   }
 }
 

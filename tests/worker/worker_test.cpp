@@ -1,5 +1,7 @@
 #include <cmath>
+#include <optional>
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "data/sampler.h"
@@ -106,6 +108,67 @@ TEST_F(WorkerTest, LocalStepsStopAtTheFirstStepThatMovesTheModelPastTheThreshold
   plan.max_local_steps = 2;  // the delay bound comes first
   Worker bounded = make_worker(0.0);
   EXPECT_EQ(bounded.run(plan, pulled_, 0.05, update).steps, 2);
+}
+
+// Error feedback (spec/ashl.md, Algorithm 2) is the worker's own and spans rounds: each round
+// sends top-k of its delta plus what earlier rounds held back, exactly as one ErrorFeedback fed
+// the same deltas; the update holds the entries sent and zeros elsewhere.
+TEST_F(WorkerTest, ACompressedDeltaCarriesWhatEarlierRoundsHeldBack) {
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  plan.max_local_steps = 2;
+  // The dense deltas of two rounds, from a twin worker that meets the same batches.
+  Worker twin = make_worker(0.9);
+  std::vector<std::vector<float>> deltas(2, std::vector<float>(pulled_.size()));
+  for (auto& delta : deltas) EXPECT_FALSE(twin.run(plan, pulled_, 0.1, delta).sparse);
+
+  plan.keep_ratio = 0.1;
+  Worker worker = make_worker(0.9);
+  ErrorFeedback expected(pulled_.size());
+  std::vector<float> update(pulled_.size());
+  std::optional<SparseDelta> sent;
+  for (const auto& delta : deltas) {
+    sent = worker.run(plan, pulled_, 0.1, update).sparse;
+    ASSERT_TRUE(sent);
+    EXPECT_EQ(*sent, expected.compress(delta, 0.1));
+    std::vector<float> sent_dense(pulled_.size());
+    add_sparse(*sent, sent_dense);
+    EXPECT_EQ(update, sent_dense);
+  }
+  EXPECT_NE(*sent, top_k(deltas[1], 0.1)) << "the first round's residual must count";
+}
+
+TEST_F(WorkerTest, ADenseRoundAfterCompressedOnesSendsWhatWasHeldBack) {
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  Worker twin = make_worker(0.0);
+  std::vector<float> first(pulled_.size()), second(pulled_.size());
+  twin.run(plan, pulled_, 0.1, first);
+  twin.run(plan, pulled_, 0.1, second);
+
+  Worker worker = make_worker(0.0);
+  std::vector<float> update(pulled_.size());
+  plan.keep_ratio = 0.1;
+  worker.run(plan, pulled_, 0.1, update);
+  plan.keep_ratio = 1.0;
+  const RoundResult dense = worker.run(plan, pulled_, 0.1, update);
+  EXPECT_FALSE(dense.sparse);
+  ErrorFeedback expected(pulled_.size());
+  expected.compress(first, 0.1);
+  std::vector<float> everything_left(pulled_.size());
+  add_sparse(expected.compress(second, 1.0), everything_left);
+  EXPECT_EQ(update, everything_left);
+}
+
+TEST_F(WorkerTest, AGradientPlanIsNeverCompressed) {
+  Worker worker = make_worker(0.9);
+  std::vector<float> update(pulled_.size());
+  protocol::WorkerPlan plan;
+  plan.keep_ratio = 0.5;
+  EXPECT_THAT(
+      [&] { worker.run(plan, pulled_, 0.1, update); },
+      ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+          "a gradient plan with keep_ratio = 0.5: only model deltas are top-k compressed")));
 }
 
 TEST(RelativeChangeTest, IsTheSquaredDistanceOverTheSquaredNorm) {
