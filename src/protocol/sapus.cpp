@@ -102,22 +102,23 @@ ProtocolInfo sapus_protocol() {
       "SaPus: event-triggered asynchronous local SGD; pushes when the model moved more than a "
       "loss-adapted threshold or after a delay bound from a performance model, merged with "
       "staleness weights",
+      // Defaults: the sweep of docs/protocols/sapus.md (scripts/sweep_sapus.py), frozen.
       {
           number_param("theta", 1e-4, "the initial push threshold θ on ‖w − w_pull‖² / ‖w_pull‖²",
                        1e-12, 1e6),
-          number_param("theta_min", 1e-6, "the lowest θ", 1e-12, 1e6),
+          number_param("theta_min", 1e-4, "the lowest θ", 1e-12, 1e6),
           number_param("theta_max", 1e-2, "the highest θ", 1e-12, 1e6),
           number_param("theta_up", 2, "θ's factor when the loss falls fast", 1, 1e6),
           number_param("theta_down", 0.5, "θ's factor when the loss falls slowly", 1e-9, 1),
           number_param("fast_drop", 0.05, "a window's relative loss drop above which θ relaxes", 0,
                        1e6),
-          number_param("slow_drop", 0.01, "a window's relative loss drop below which θ tightens",
+          number_param("slow_drop", -1, "a window's relative loss drop below which θ tightens",
                        -1e6, 1e6),
           number_param("window", 16, "pushes per global-loss window", 2, 1e6, true),
-          number_param("rho", 1, "ρ: compute about ρ times the round trip between two pushes", 1e-9,
-                       1e6),
+          number_param("rho", 50, "ρ: compute about ρ times the round trip between two pushes",
+                       1e-9, 1e6),
           number_param("tau_cap", 64, "the most local steps between two pushes", 1, 1e6, true),
-          number_param("perf_window", 5, "samples in each worker's step and round-trip windows", 1,
+          number_param("perf_window", 10, "samples in each worker's step and round-trip windows", 1,
                        1e6, true),
           number_param("alpha", 1, "α: a fresh delta's merge weight; d updates stale: α/(1+d)",
                        1e-9, 1),

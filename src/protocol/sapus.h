@@ -24,10 +24,11 @@
 
 namespace hetps::protocol {
 
+// The registry's defaults are the sweep's (docs/protocols/sapus.md); these are the same.
 struct SapusOptions {
-  double rho = 1;
+  double rho = 50;
   int tau_cap = 64;
-  int perf_window = 5;  // samples in each worker's moving step and round-trip windows
+  int perf_window = 10;  // samples in each worker's moving step and round-trip windows
   ThresholdRule threshold;
   double theta = 1e-4;  // the initial θ
   double alpha = 1;

@@ -21,10 +21,10 @@ namespace hetps::protocol {
 struct ThresholdRule {
   int window = 16;  // pushes per fit
   double fast_drop = 0.05;
-  double slow_drop = 0.01;
+  double slow_drop = -1;
   double theta_up = 2.0;
   double theta_down = 0.5;
-  double theta_min = 1e-6;
+  double theta_min = 1e-4;
   double theta_max = 1e-2;
 };
 
