@@ -244,7 +244,9 @@ void SimEngine::send_update(int update_id) {
     return;
   }
   const double arrived = network_->send(info.worker, clock.leader, model_bytes_, now_);
-  info.comm_seconds = (arrived - now_) + clock.last_pull_seconds;
+  info.push_seconds = arrived - now_;
+  info.pull_seconds = clock.last_pull_seconds;
+  info.comm_seconds = info.push_seconds + info.pull_seconds;
   schedule(arrived, EventKind::MemberUpdateArrives, info.worker, update_id);
 }
 
@@ -258,7 +260,9 @@ void SimEngine::push_to_servers(int update_id) {
           : network_->send_to_servers(info.worker,
                                       shard_bytes(*sparse, state_.server().shard_ranges()), now_);
   state_.stats().add_bytes_to_server(push_bytes(state_.server().model().size(), sparse));
-  info.comm_seconds = (arrived - now_) + clock.last_pull_seconds;
+  info.push_seconds = arrived - now_;
+  info.pull_seconds = clock.last_pull_seconds;
+  info.comm_seconds = info.push_seconds + info.pull_seconds;
   schedule(arrived, EventKind::UpdateArrives, info.worker, update_id);
 }
 

@@ -36,7 +36,7 @@ class ThreadsEngine::Link : public WorkerLink {
                        .update = reply.update,
                        .lr = reply.lr,
                        .arrives = pulled->arrives,
-                       .transfer_seconds = pulled->arrives - reply.sent};
+                       .pull_seconds = pulled->arrives - reply.sent};
   }
   std::optional<MemberMessage> receive_from_member(double deadline) override {
     return engine_.member_mailboxes_[static_cast<size_t>(worker_)]->pop_until(

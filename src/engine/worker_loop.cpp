@@ -105,7 +105,9 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     const double arrives = leader == protocol::kServer ? link.push_arrival(pushed, sparse)
                                                        : link.member_push_arrival(leader, pushed);
     if (const auto ended = wait_until(arrives)) return *ended;
-    info.comm_seconds = (arrives - pushed) + reply->transfer_seconds;
+    info.push_seconds = (arrives - pushed) + reply->previous_push_seconds;
+    info.pull_seconds = reply->pull_seconds;
+    info.comm_seconds = info.push_seconds + info.pull_seconds;
     if (leader == protocol::kServer) {
       link.push(info, reply->update, sparse);
     } else {

@@ -30,7 +30,11 @@ struct PulledModel {
   std::span<float> update;  // where the worker writes its update
   double lr = 0;
   double arrives = 0;           // when the reply may be used (a link delay the engine injects)
-  double transfer_seconds = 0;  // the communication time to report with the next push
+  // The communication time to report with the next push (UpdateInfo::pull_seconds and a part
+  // of push_seconds): this reply's transfer, and on mpi the previous push's send, which is
+  // known only once it is over.
+  double pull_seconds = 0;
+  double previous_push_seconds = 0;
 };
 
 // What a leader hears from a member: its update (to be read where it lies), or its death.

@@ -100,6 +100,8 @@ UpdateHeader UpdateHeader::of(const protocol::UpdateInfo& info) {
           info.train_loss,
           info.compute_seconds,
           info.comm_seconds,
+          info.push_seconds,
+          info.pull_seconds,
           static_cast<int>(info.members.size()),
           kDense};
 }
@@ -120,6 +122,8 @@ protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members) const {
   info.train_loss = train_loss;
   info.compute_seconds = compute_seconds;
   info.comm_seconds = comm_seconds;
+  info.push_seconds = push_seconds;
+  info.pull_seconds = pull_seconds;
   info.members = std::move(merged_members);
   return info;
 }

@@ -98,6 +98,8 @@ struct UpdateHeader {
   double train_loss = 0;
   double compute_seconds = 0;
   double comm_seconds = 0;
+  double push_seconds = 0;
+  double pull_seconds = 0;
   int members = 0;
   int64_t kept_entries = kDense;  // a top-k compressed push: its entries on every shard together
 

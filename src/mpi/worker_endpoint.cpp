@@ -99,7 +99,8 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
                              .update = update_,
                              .lr = header.lr,
                              .arrives = received,
-                             .transfer_seconds = push_seconds_ + (received - begin)};
+                             .pull_seconds = received - begin,
+                             .previous_push_seconds = push_seconds_};
 }
 
 void WorkerEndpoint::wait_for_relays() {

@@ -290,4 +290,34 @@ TEST_P(EngineContract, SapusMergesEveryPushByItsStalenessAndStretchesLongRoundTr
   EXPECT_EQ(thresholds[0].at("reason"), "start");
 }
 
+// ASHL on every engine: it profiles with the times the engine measured (a push and a pull
+// apart), plans both stages, and then commits compressed deltas: fewer bytes reach the server
+// than dense commits would carry.
+TEST_P(EngineContract, AshlProfilesPushesAndPullsApartThenCompresses) {
+  config::Config config = contract_config("ashl");
+  config.cluster.link_latency_ms = {2.0};
+  config.protocol.params["profile_steps"] = 2.0;
+  config.protocol.params["loss_preset"] = 0.0;  // stays in AHL
+  Outcome ashl = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(ashl.summary.stop_reason, "max_samples");
+  const std::vector<nlohmann::json> profiles = events_of_type(ashl, "profile");
+  ASSERT_FALSE(profiles.empty());
+  EXPECT_EQ(profiles[0].at("reason"), "profiled");
+  for (const nlohmann::json& times : profiles[0].at("times")) {
+    EXPECT_GT(times.at("t_push").get<double>(), 0) << times;
+    EXPECT_GT(times.at("t_pull").get<double>(), 0) << times;
+    // On sim and threads the link's latency is simulated or injected; mpi's links are real.
+    if (GetParam() != "mpi") {
+      EXPECT_GT(times.at("t_push").get<double>(), 0.0019) << times;  // 2 ms, up to rounding
+    }
+  }
+  // The worker whose round sets T_max keeps exactly r_preset (Algorithm 2); the others keep
+  // more, up to all of it when H's rounding left their round short by more than a push.
+  const auto ratios = profiles[0].at("ahl").at("keep_ratios").get<std::vector<double>>();
+  EXPECT_NEAR(*std::min_element(ratios.begin(), ratios.end()), 0.1, 1e-9);
+  const int64_t dense_bytes = int64_t{784 * 10 + 10} * 4;  // the softmax model's
+  EXPECT_LT(ashl.summary.bytes_to_server, ashl.summary.updates * dense_bytes);
+}
+
 }  // namespace hetps::testing
