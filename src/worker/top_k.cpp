@@ -34,6 +34,11 @@ uint64_t kept_entries(uint64_t entries, double keep_ratio) {
 }
 
 SparseDelta top_k(std::span<const float> delta, double keep_ratio) {
+  std::vector<float> scratch;
+  return top_k(delta, keep_ratio, scratch);
+}
+
+SparseDelta top_k(std::span<const float> delta, double keep_ratio, std::vector<float>& scratch) {
   const uint64_t kept = kept_entries(delta.size(), keep_ratio);
   if (delta.size() > kMaxTopKEntries) {
     throw std::invalid_argument(
@@ -45,7 +50,8 @@ SparseDelta top_k(std::span<const float> delta, double keep_ratio) {
   sparse.indices.reserve(kept);
   sparse.values.reserve(kept);
 
-  std::vector<float> magnitudes(delta.size());
+  std::vector<float>& magnitudes = scratch;
+  magnitudes.resize(delta.size());
   std::ranges::transform(delta, magnitudes.begin(), top_k_magnitude);
   const auto smallest_kept = magnitudes.end() - static_cast<std::ptrdiff_t>(kept);
   std::nth_element(magnitudes.begin(), smallest_kept, magnitudes.end());
@@ -85,7 +91,7 @@ SparseDelta ErrorFeedback::compress(std::span<const float> delta, double keep_ra
   }
   check_top_k_ratio(keep_ratio);  // before the residual changes
   for (size_t i = 0; i < delta.size(); ++i) residual_[i] += delta[i];
-  SparseDelta sent = top_k(residual_, keep_ratio);
+  SparseDelta sent = top_k(residual_, keep_ratio, magnitudes_);
   for (const uint32_t index : sent.indices) residual_[index] = 0;
   return sent;
 }

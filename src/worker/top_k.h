@@ -41,6 +41,9 @@ uint64_t kept_entries(uint64_t entries, double keep_ratio);
 // std::invalid_argument for a bad ratio or a delta of more than 2^32 entries (indices are 32
 // bits).
 SparseDelta top_k(std::span<const float> delta, double keep_ratio);
+// The same, with the magnitudes in `scratch` (resized to the delta's size): a caller that
+// compresses every round keeps one model-sized buffer instead of allocating one each time.
+SparseDelta top_k(std::span<const float> delta, double keep_ratio, std::vector<float>& scratch);
 
 // dense[indices[k]] += values[k] for every kept entry. Throws std::invalid_argument when
 // `dense` has another size than the delta was cut from.
@@ -63,6 +66,7 @@ class ErrorFeedback {
 
  private:
   std::vector<float> residual_;
+  std::vector<float> magnitudes_;  // top_k's scratch, kept between rounds
 };
 
 }  // namespace hetps::worker

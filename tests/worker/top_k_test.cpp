@@ -82,6 +82,17 @@ TEST(TopKTest, MatchesAFullSortOnRandomDeltasWithTies) {
   }
 }
 
+TEST(TopKTest, AScratchBufferReusedAcrossDeltasGivesTheSameSelection) {
+  std::mt19937 random(3);
+  std::normal_distribution<float> normal;
+  std::vector<float> scratch;
+  for (size_t size : {1000u, 10u, 500u}) {
+    std::vector<float> delta(size);
+    for (float& value : delta) value = normal(random);
+    EXPECT_EQ(top_k(delta, 0.05, scratch), top_k(delta, 0.05)) << size;
+  }
+}
+
 TEST(TopKTest, ARatioOfOneKeepsEveryEntry) {
   const std::vector<float> delta{0, -2, 0, 1};
   const SparseDelta sparse = top_k(delta, 1.0);
