@@ -32,7 +32,11 @@ RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float>
     // everything it held back: nothing top-k dropped is lost.
     if (plan.keep_ratio != 1.0 || feedback_) {
       SparseDelta sent = compress(update, plan.keep_ratio);
-      if (plan.keep_ratio != 1.0) result.sparse = std::move(sent);
+      // The sparse form costs 8 bytes an entry, the dense one 4: above half the entries the
+      // dense layout (the kept entries, zeros elsewhere) is the smaller message, with the same
+      // contents, so it travels dense.
+      const auto dense_bytes = static_cast<int64_t>(update.size() * sizeof(float));
+      if (plan.keep_ratio != 1.0 && sent.bytes() < dense_bytes) result.sparse = std::move(sent);
     }
     return result;
   }

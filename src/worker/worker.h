@@ -8,6 +8,8 @@
 //   with the worker's own error feedback, kept across rounds, so that what one round leaves out
 //   is sent later; the update then holds the kept entries and zeros elsewhere, which is what
 //   the server merges. A later dense round sends whatever is still held back along with it.
+//   Above half the entries the sparse form (8 bytes an entry) outweighs the dense one (4): the
+//   update then travels dense, holding the same kept entries.
 #pragma once
 
 #include <cstdint>

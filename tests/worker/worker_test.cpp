@@ -138,6 +138,22 @@ TEST_F(WorkerTest, ACompressedDeltaCarriesWhatEarlierRoundsHeldBack) {
   EXPECT_NE(*sent, top_k(deltas[1], 0.1)) << "the first round's residual must count";
 }
 
+TEST_F(WorkerTest, AboveHalfTheEntriesTheKeptOnesTravelDense) {
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  Worker twin = make_worker(0.0);
+  std::vector<float> delta(pulled_.size());
+  twin.run(plan, pulled_, 0.1, delta);
+
+  plan.keep_ratio = 0.6;  // 8 bytes for each of 60% of the entries: more than 4 for all
+  Worker worker = make_worker(0.0);
+  std::vector<float> update(pulled_.size());
+  EXPECT_FALSE(worker.run(plan, pulled_, 0.1, update).sparse);
+  std::vector<float> kept(pulled_.size());
+  add_sparse(top_k(delta, 0.6), kept);
+  EXPECT_EQ(update, kept) << "the same 60% of the entries, laid out dense";
+}
+
 TEST_F(WorkerTest, ADenseRoundAfterCompressedOnesSendsWhatWasHeldBack) {
   protocol::WorkerPlan plan;
   plan.kind = protocol::UpdateKind::Delta;
