@@ -98,3 +98,11 @@ def splice(doc, fragment, begin_marker, end_marker):
     if begin < 0 or end < begin:
         sys.exit(f"{doc}: expected the markers '{begin_marker}' and then '{end_marker}'")
     doc.write_text(text[:begin + len(begin_marker)] + "\n" + fragment + "\n" + text[end:])
+
+
+def main(usage, report, begin_marker, end_marker):
+    """A report script's command line, `SCRIPT OUT_DIR DOC`: writes report(OUT_DIR) into DOC
+    between the markers; prints `usage` for any other arguments."""
+    if len(sys.argv) != 3:
+        sys.exit(usage)
+    splice(Path(sys.argv[2]), report(Path(sys.argv[1])), begin_marker, end_marker)

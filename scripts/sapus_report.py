@@ -7,11 +7,10 @@ Reads the comparisons under OUT_DIR (one per setting, as the experiment script n
 replaces the text between DOC's two experiment markers with the tables; the rest of DOC is kept.
 """
 import statistics
-import sys
 from collections import defaultdict
-from pathlib import Path
 
-from experiment_runs import load_comparison, mean_or_none, spread, splice, table, wrap
+import experiment_runs
+from experiment_runs import load_comparison, mean_or_none, spread, table, wrap
 
 BEGIN_MARKER = "<!-- experiment-sapus: begin (written by scripts/experiment-sapus.sh) -->"
 END_MARKER = "<!-- experiment-sapus: end -->"
@@ -128,11 +127,5 @@ def report(out):
     return wrap(sections)
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    splice(Path(sys.argv[2]), report(Path(sys.argv[1])), BEGIN_MARKER, END_MARKER)
-
-
 if __name__ == "__main__":
-    main()
+    experiment_runs.main(__doc__, report, BEGIN_MARKER, END_MARKER)

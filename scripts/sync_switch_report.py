@@ -9,11 +9,11 @@ Times are virtual seconds of the simulator; accuracies are test accuracies in pe
 """
 import json
 import statistics
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from experiment_runs import load_comparison, mean_or_none, spread, splice, table, wrap
+import experiment_runs
+from experiment_runs import load_comparison, mean_or_none, spread, table, wrap
 
 BEGIN_MARKER = ("<!-- experiment-sync-switch: begin "
                 "(written by scripts/experiment-sync-switch.sh) -->")
@@ -332,11 +332,5 @@ def report(out):
     return wrap(sections)
 
 
-def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    splice(Path(sys.argv[2]), report(Path(sys.argv[1])), BEGIN_MARKER, END_MARKER)
-
-
 if __name__ == "__main__":
-    main()
+    experiment_runs.main(__doc__, report, BEGIN_MARKER, END_MARKER)
