@@ -5,7 +5,7 @@
 # "calibration" log record), once per seed. Prints throughput and time to target for both per
 # seed, and the ratios of their means over the seeds (the goal: within 15%). An asynchronous
 # run's trajectory on real threads depends on timing, so one seed's time to target is noisy.
-# Usage: [SEEDS="1 2 3"] bench/sim_vs_threads.sh [PROTOCOL...]   (default: bsp asp; needs
+# Usage: [SEEDS="1 2 3 4 5"] bench/sim_vs_threads.sh [PROTOCOL...]   (default: bsp asp; needs
 # build/hetps and the fetched data set: build/hetps data fetch fashion-mnist)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,7 +21,7 @@ common=(--quiet --force --set cluster.workers=2 --set 'cluster.speeds=[1.0, 0.5]
         --set train.max_samples=150000 --set train.eval_interval=0.1
         --set train.target_accuracy=0.8)
 
-seeds=(${SEEDS:-1 2 3})
+seeds=(${SEEDS:-1 2 3 4 5})
 
 printf '%-5s %-4s %-8s %12s %14s %10s\n' protocol seed engine samples/s time_to_target accuracy
 for protocol in "${protocols[@]}"; do

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/precise_wakeups.h"
 #include "engine/sparse_push.h"
 #include "engine/step_calibration.h"
 #include "engine/worker_factory.h"
@@ -128,12 +129,11 @@ void ThreadsEngine::calibrate() {
   auto learner = models_.make_learner();
   const double step_seconds = measure_step_seconds(config_, data_.train, *learner);
   delays_.set_calibrated_step(step_seconds);
-  loop_.state().record(
-      {"calibration",
-       {{"step_seconds", step_seconds},
-        {"flops_per_step", learner->flops_per_sample() * config_.data.batch_size},
-        {"apply_gbps", measure_apply_gbps(config_, learner->layout())}}},
-      0.0);
+  loop_.state().record({"calibration",
+                        {{"step_seconds", step_seconds},
+                         {"flops_per_step", learner->flops_per_sample() * config_.data.batch_size},
+                         {"apply_gbps", measure_apply_gbps(config_, learner->layout())}}},
+                       0.0);
 }
 
 metrics::Summary ThreadsEngine::run() {
@@ -153,6 +153,7 @@ metrics::Summary ThreadsEngine::run() {
                                   workers, config_.run.threads_per_worker, cores)}}},
         0.0);
   }
+  const PreciseWakeups on_time;  // the server's replies leave on time too
   start_ = Clock::now();
   loop_.start();
   for (int w = 0; w < workers; ++w) threads_.emplace_back([this, w] { worker_main(w); });
@@ -204,6 +205,7 @@ std::vector<int> ThreadsEngine::close_leader(int leader) {
 }
 
 void ThreadsEngine::worker_main(int worker) {
+  const PreciseWakeups on_time;
   if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
   Link link(*this, worker);
   run_worker(*workers_[static_cast<size_t>(worker)], delays_, link,

@@ -22,11 +22,20 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
           std::vector<int>& held) {
   const int worker = trainer.id();
   int64_t pushes = 0;
+  // How far this worker's real clock runs behind the cluster model's: a sleep ends late (the OS
+  // wakes a thread 50-150 us after its deadline on a busy machine), and counting the next
+  // injected delay from the deadline instead of from the wake-up keeps those overshoots from
+  // adding up, step after step, into a slower cluster than the configured one. A wait absorbs
+  // the lag wherever the model leaves slack (padding, link transfers).
+  double lag = 0;
+  const auto modeled_now = [&] { return link.now() - lag; };
   // Each wait ends at the failure time at the latest: a failing worker stops where it is.
   // Returns nothing when the worker goes on, else what `work` returns.
   const auto wait_until = [&](double seconds) -> std::optional<bool> {
+    const double modeled_end = std::max(modeled_now(), seconds);
     if (!link.sleep_until(std::min(seconds, fails_at))) return true;
     if (link.now() >= fails_at) return false;
+    lag = std::max(0.0, link.now() - modeled_end);
     return std::nullopt;
   };
   // After a wait for a message came back empty.
@@ -78,11 +87,12 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     }
     if (const auto ended = wait_until(reply->arrives)) return *ended;
 
-    const double started = link.now();
+    const double started = modeled_now();
     const worker::RoundResult result =
         trainer.run(reply->plan, reply->model, reply->lr, reply->update);
     reply->snapshot.reset();  // the snapshot's buffer may be reused once every reader is done
-    const double computed = std::max(link.now(), delays.compute_end(worker, started, result.steps));
+    const double computed =
+        std::max(modeled_now(), delays.compute_end(worker, started, result.steps));
     if (const auto ended = wait_until(computed)) return *ended;
 
     protocol::UpdateInfo info;
@@ -101,7 +111,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     }
 
     const worker::SparseDelta* sparse = result.sparse ? &*result.sparse : nullptr;
-    const double pushed = link.now();
+    const double pushed = modeled_now();
     const double arrives = leader == protocol::kServer ? link.push_arrival(pushed, sparse)
                                                        : link.member_push_arrival(leader, pushed);
     if (const auto ended = wait_until(arrives)) return *ended;
