@@ -37,12 +37,20 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       // SaPus' workers train as local SGD's do, each with its own optimizer, and the server
       // merges their deltas (spec/sapus.md): local SGD's row, not a sweep.
       {"hetero-compute", "sapus", defaults(0.05, 0.9)},
+      // ASHL's workers run local steps as local SGD's do, and the server merges their deltas
+      // (spec/ashl.md): local SGD's row, not a sweep.
+      {"hetero-compute", "ashl", defaults(0.05, 0.9)},
+      // Petrel's communities aggregate gradients synchronously, as BSP does, at the server's
+      // optimizer: BSP's row, not a sweep.
+      {"hetero-compute", "petrel", defaults(0.05, 0.9)},
       {"hetero-network", "bsp", defaults(0.05, 0.9)},
       {"hetero-network", "local_sgd", defaults(0.05, 0.9)},
       {"hetero-network", "asp", defaults(0.05, 0.0), true},
       {"hetero-network", "ssp", defaults(0.05, 0.0), true},
       {"hetero-network", "sync_switch", defaults(0.05, 0.9)},
       {"hetero-network", "sapus", defaults(0.05, 0.9)},
+      {"hetero-network", "ashl", defaults(0.05, 0.9)},
+      {"hetero-network", "petrel", defaults(0.05, 0.9)},
   };
   return table;
 }
