@@ -1,6 +1,7 @@
 #include "engine/server_state.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -126,6 +127,28 @@ void ServerState::check_plan(int worker, const protocol::WorkerPlan& plan) const
         fmt::format("asks for top-k compression (keep_ratio = {}) in a leader's community; "
                     "compressed deltas go to the server, leaders carry dense updates only",
                     plan.keep_ratio));
+  }
+  if (!plan.data_shares.empty()) {
+    const auto& shares = plan.data_shares;
+    if (shares.size() != static_cast<size_t>(config_.cluster.workers)) {
+      fail(fmt::format("has {} data shares; expected one per worker ({})", shares.size(),
+                       config_.cluster.workers));
+    }
+    double sum = 0;
+    for (double share : shares) {
+      if (!(share >= 0 && share <= 1)) {
+        fail(fmt::format("has a data share of {}; allowed: [0, 1]", share));
+      }
+      sum += share;
+    }
+    if (std::abs(sum - 1) > 1e-9) fail(fmt::format("has data shares summing to {}, not 1", sum));
+    // On mpi the shares travel with the server's own replies, not with the ones a leader
+    // hands on.
+    if (plan.send_to != protocol::kServer || !plan.gather_from.empty()) {
+      fail(
+          "re-cuts the data shares in a leader's community; data shares go with plans "
+          "that neither lead nor follow a leader");
+    }
   }
   if (plan.send_to != protocol::kServer && !is_other_worker(plan.send_to)) {
     fail(fmt::format("sends its update to worker {}, which is not another worker", plan.send_to));

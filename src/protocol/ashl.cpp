@@ -110,6 +110,7 @@ WorkerPlan Ashl::plan_for(int worker) const {
   // A worker that was dead when the stages were planned never asks again; 1 keeps a plan valid.
   plan.max_local_steps = std::max(1, stage.local_steps[w]);
   plan.keep_ratio = stage.keep_ratios[w];
+  plan.data_shares = stage.data_shares;
   return plan;
 }
 

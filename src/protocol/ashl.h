@@ -23,8 +23,8 @@
 //     a worker dies, for the live ones.
 // Run log: a `profile` record per planning (the times, and H, D, R of both stages) and a `phase`
 // record at the switch.
-// Not yet carried by the engines: the data shares D (the partitions are not re-cut yet; D
-// weighs the merges only).
+// Every plan carries the stage's data shares D: the workers train on the run's partition re-cut
+// to them (protocol.h, WorkerPlan::data_shares).
 #pragma once
 
 #include <optional>

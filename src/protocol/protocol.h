@@ -53,6 +53,11 @@ struct WorkerPlan {
   double keep_ratio = 1.0;         // fraction of a delta's entries sent (top-k); 1 = dense
   int send_to = kServer;           // where the update goes: the server, or a leader worker's id
   std::vector<int> gather_from{};  // a leader's members, whose updates it merges with its own
+  // Every worker's share of the training set (ASHL's D, spec/ashl.md, Algorithm 1), summing to
+  // 1; empty: the partition stays as it is. The worker trains on its part of the run's
+  // partition re-cut to these shares (data/share_cut.h), always from the partition the run
+  // started with, so a later cut depends on the shares alone.
+  std::vector<double> data_shares{};
   bool operator==(const WorkerPlan&) const = default;
 };
 

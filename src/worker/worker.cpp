@@ -6,14 +6,19 @@
 
 #include <fmt/format.h>
 
+#include "data/share_cut.h"
+
 namespace hetps::worker {
 
 Worker::Worker(int id, model::Learner& learner, const data::Dataset& train,
-               std::vector<int64_t> sample_indices, uint64_t seed, const WorkerOptions& options)
+               std::vector<std::vector<int64_t>> partition, uint64_t seed,
+               const WorkerOptions& options)
     : id_(id),
       learner_(learner),
       train_(train),
-      sampler_(std::move(sample_indices), seed, id),
+      partition_(std::move(partition)),
+      seed_(seed),
+      sampler_(partition_.at(static_cast<size_t>(id)), seed, id),
       options_(options),
       batch_inputs_(static_cast<size_t>(options.batch_size * train.sample_floats())),
       batch_labels_(static_cast<size_t>(options.batch_size)) {}
@@ -26,6 +31,11 @@ double Worker::step(std::span<const float> params, std::span<float> grad) {
 
 RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
                         std::span<float> update) {
+  if (!plan.data_shares.empty() && plan.data_shares != data_shares_) {
+    sampler_ = data::BatchSampler(
+        data::cut_to_shares(partition_, plan.data_shares).at(static_cast<size_t>(id_)), seed_, id_);
+    data_shares_ = plan.data_shares;
+  }
   if (plan.kind == protocol::UpdateKind::Delta) {
     RoundResult result = run_local_steps(plan, pulled, lr, update);
     // A dense round after compressed ones goes through error feedback too, which then sends

@@ -45,15 +45,19 @@ struct RoundResult {
 
 class Worker {
  public:
+  // `partition`: every worker's samples as the run starts (data/partition.h); this worker
+  // trains on its own, and on its part of a re-cut when a plan gives data shares.
   Worker(int id, model::Learner& learner, const data::Dataset& train,
-         std::vector<int64_t> sample_indices, uint64_t seed, const WorkerOptions& options);
+         std::vector<std::vector<int64_t>> partition, uint64_t seed, const WorkerOptions& options);
 
   int id() const { return id_; }
 
   // Runs `plan` from `pulled` (the global model as pulled) and writes the update into
-  // `update` (same size as the model). `lr` is the local optimizer's learning rate. Throws
-  // std::invalid_argument for a gradient plan of several steps or with keep_ratio != 1, and
-  // for a keep_ratio outside (0, 1].
+  // `update` (same size as the model). `lr` is the local optimizer's learning rate. Plan data
+  // shares other than the ones in force re-cut the partition first; the worker then starts a
+  // fresh epoch over its new samples. Throws std::invalid_argument for a gradient plan of
+  // several steps or with keep_ratio != 1, for a keep_ratio outside (0, 1], and for data shares
+  // that are not one per worker, summing to 1.
   RoundResult run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
                   std::span<float> update);
 
@@ -67,6 +71,9 @@ class Worker {
   int id_;
   model::Learner& learner_;
   const data::Dataset& train_;
+  std::vector<std::vector<int64_t>> partition_;  // as the run started
+  std::vector<double> data_shares_;              // the cut in force; empty: `partition_`
+  uint64_t seed_;
   data::BatchSampler sampler_;
   WorkerOptions options_;
   std::vector<float> batch_inputs_;

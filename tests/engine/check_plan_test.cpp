@@ -72,5 +72,33 @@ TEST_F(CheckPlanTest, CompressionInALeadersCommunityIsRefused) {
   }
 }
 
+TEST_F(CheckPlanTest, DataSharesForEveryWorkerSummingToOneAreCarried) {
+  protocol::WorkerPlan plan = compressed_delta(1.0);
+  plan.data_shares = {0.4, 0.3, 0.2, 0.1};
+  EXPECT_NO_THROW(check(plan));
+  plan.data_shares = {0.5, 0.5, 0, 0};  // a dead worker's share is 0
+  EXPECT_NO_THROW(check(plan));
+}
+
+TEST_F(CheckPlanTest, DataSharesNotOnePerWorkerSummingToOneAreRefused) {
+  const auto refused = [&](std::vector<double> shares, const std::string& why) {
+    protocol::WorkerPlan plan = compressed_delta(1.0);
+    plan.data_shares = std::move(shares);
+    EXPECT_THAT([&] { check(plan); },
+                ThrowsMessage<std::invalid_argument>(HasSubstr("the plan for worker 1 " + why)));
+  };
+  refused({0.5, 0.5}, "has 2 data shares; expected one per worker (4)");
+  refused({0.5, 0.5, 0.5, -0.5}, "has a data share of -0.5; allowed: [0, 1]");
+  refused({0.25, 0.25, 0.25, 0.2}, "has data shares summing to 0.95, not 1");
+}
+
+TEST_F(CheckPlanTest, DataSharesInALeadersCommunityAreRefused) {
+  protocol::WorkerPlan plan = compressed_delta(1.0);
+  plan.data_shares = {0.25, 0.25, 0.25, 0.25};
+  plan.send_to = 0;
+  EXPECT_THAT([&] { check(plan); }, ThrowsMessage<std::invalid_argument>(HasSubstr(
+                                        "re-cuts the data shares in a leader's community")));
+}
+
 }  // namespace
 }  // namespace hetps::testing

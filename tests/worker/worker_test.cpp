@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "data/sampler.h"
+#include "data/share_cut.h"
 #include "data/synthetic.h"
 #include "support/softmax_learner.h"
 #include "worker/worker.h"
@@ -23,13 +24,16 @@ class WorkerTest : public ::testing::Test {
   }
 
   Worker make_worker(double momentum) {
-    return Worker(0, learner_, data_.train, indices_, /*seed=*/5,
+    return Worker(0, learner_, data_.train, {indices_}, /*seed=*/5,
                   WorkerOptions{kBatch, momentum, {}});
   }
 
-  // The gradients at `pulled_` of the worker's first `count` batches, drawn as it draws them.
+  // The gradients at `pulled_` of the first `count` batches worker 0 draws from `samples`.
   std::vector<std::vector<float>> batch_gradients(int count) {
-    data::BatchSampler sampler(indices_, 5, 0);
+    return batch_gradients(count, indices_);
+  }
+  std::vector<std::vector<float>> batch_gradients(int count, std::vector<int64_t> samples) {
+    data::BatchSampler sampler(std::move(samples), 5, 0);
     std::vector<float> inputs(kBatch * 784);
     std::vector<int64_t> labels(kBatch);
     std::vector<std::vector<float>> gradients;
@@ -185,6 +189,26 @@ TEST_F(WorkerTest, AGradientPlanIsNeverCompressed) {
       [&] { worker.run(plan, pulled_, 0.1, update); },
       ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
           "a gradient plan with keep_ratio = 0.5: only model deltas are top-k compressed")));
+}
+
+TEST_F(WorkerTest, DataSharesRecutTheRunsPartitionAndStartAFreshEpochOnce) {
+  // Two workers' partition: worker 0 holds the even samples, worker 1 the odd ones.
+  std::vector<std::vector<int64_t>> partition(2);
+  for (int64_t i : indices_) partition[static_cast<size_t>(i % 2)].push_back(i);
+  Worker worker(0, learner_, data_.train, partition, /*seed=*/5, WorkerOptions{kBatch, 0.9, {}});
+  std::vector<float> update(pulled_.size());
+  worker.run(protocol::WorkerPlan{}, pulled_, 0.1, update);
+  EXPECT_EQ(update, batch_gradients(1, partition[0])[0]);
+
+  protocol::WorkerPlan plan;
+  plan.data_shares = {0.25, 0.75};
+  const std::vector<int64_t> cut = data::cut_to_shares(partition, plan.data_shares)[0];
+  ASSERT_EQ(cut.size(), indices_.size() / 4);
+  const auto expected = batch_gradients(2, cut);
+  worker.run(plan, pulled_, 0.1, update);
+  EXPECT_EQ(update, expected[0]) << "the first batch of a fresh epoch over the cut";
+  worker.run(plan, pulled_, 0.1, update);
+  EXPECT_EQ(update, expected[1]) << "the same shares again cut nothing";
 }
 
 TEST(RelativeChangeTest, IsTheSquaredDistanceOverTheSquaredNorm) {
