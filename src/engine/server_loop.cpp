@@ -1,9 +1,13 @@
 #include "engine/server_loop.h"
 
 #include <algorithm>
+#include <functional>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
+
+#include "engine/worker_loop.h"
 
 namespace hetps::engine {
 
@@ -21,13 +25,20 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       owed_(static_cast<size_t>(config.cluster.workers), -1),
       gone_(static_cast<size_t>(config.cluster.workers), false),
       leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
-      gathering_(static_cast<size_t>(config.cluster.workers)) {}
+      gathering_(static_cast<size_t>(config.cluster.workers)) {
+  for (int worker = 0; worker < config.cluster.workers; ++worker) {
+    const config::WorkerFailure* failure = failure_of(config.cluster, worker);
+    if (failure != nullptr && failure->kind == "hang") hangs_ahead_.push_back(failure);
+  }
+  std::ranges::sort(hangs_ahead_, std::ranges::greater{},
+                    [](const config::WorkerFailure* hang) { return hang->time; });
+}
 
 void ServerLoop::start() {
-  state_.protocol().start(protocol::RunShape{config_.cluster.workers, config_.train.max_samples,
-                                             config_.data.batch_size, config_.train.momentum,
-                                             config_.seed},
-                          *this);
+  state_.protocol().start(
+      protocol::RunShape{config_.cluster.workers, config_.train.max_samples,
+                         config_.data.batch_size, config_.train.momentum, config_.seed},
+      *this);
   send_replies();
   engine_.evaluate(state_, 0.0);
   // A worker stuck before its first pull (loading data, say) is a stall like any other.
@@ -40,9 +51,10 @@ std::string ServerLoop::serve() {
   double next_evaluation = config_.train.eval_interval;
   for (;;) {
     const double wake =
-        std::min({next_evaluation, inspector_.next_check(), config_.train.max_time});
+        std::min({next_evaluation, inspector_.next_check(), config_.train.max_time, next_hang()});
     engine_.serve_one(wake, *this);
     const double time = now();
+    log_hangs_until(time);
     if (time >= config_.train.max_time) return "max_time";
     if (state_.budget_spent()) return "max_samples";
     if (time >= next_evaluation) {
@@ -52,6 +64,18 @@ std::string ServerLoop::serve() {
     }
     state_.report_stalls(inspector_.check(time), time);
     if (every_worker_gone()) return "stalled";
+  }
+}
+
+double ServerLoop::next_hang() const {
+  return hangs_ahead_.empty() ? std::numeric_limits<double>::infinity() : hangs_ahead_.back()->time;
+}
+
+void ServerLoop::log_hangs_until(double time) {
+  while (!hangs_ahead_.empty() && hangs_ahead_.back()->time <= time) {
+    const config::WorkerFailure& hang = *hangs_ahead_.back();
+    state_.record({"worker_hung", {{"worker", hang.worker}, {"kind", hang.kind}}}, hang.time);
+    hangs_ahead_.pop_back();
   }
 }
 

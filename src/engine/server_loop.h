@@ -6,7 +6,10 @@
 //   2. `serve`: the engine hands over workers' messages one at a time (`on_first_pull`,
 //      `on_update`, `on_worker_gone`); between them the loop evaluates every
 //      `train.eval_interval`, checks for stalls and stops at the budget, `train.max_time`, the
-//      target (`train.stop_at_target`) or when every worker is gone.
+//      target (`train.stop_at_target`) or when every worker is gone. At the time of each
+//      injected hang (`cluster.failures`) it logs a `worker_hung` record, as the simulator
+//      does: the trace of the injection, written from the config. A hung worker says nothing,
+//      so noticing the silence is left to the StallInspector, as for a real hang.
 //   3. The engine stops its workers and calls `state().finish`.
 #pragma once
 
@@ -109,6 +112,10 @@ class ServerLoop : public protocol::Actions {
 
  private:
   bool every_worker_gone() const;
+  // When the next injected hang begins (infinity when none is left).
+  double next_hang() const;
+  // Logs every injected hang that began by `time`, at its own time.
+  void log_hangs_until(double time);
   // Sends the replies made since the last call: before an apply and after each message.
   void send_replies();
   void release_owed(int worker);
@@ -126,6 +133,7 @@ class ServerLoop : public protocol::Actions {
   // Per worker, from its current plan: the leader its update goes to, the members it gathers.
   std::vector<int> leader_of_;
   std::vector<std::vector<int>> gathering_;
+  std::vector<const config::WorkerFailure*> hangs_ahead_;  // not logged yet, the next one last
 };
 
 }  // namespace hetps::engine

@@ -8,7 +8,9 @@ namespace hetps::mpi {
 
 class Communicator {
  public:
-  Communicator();
+  // Every rank of the job duplicates MPI_COMM_WORLD together; throws engine::StallError after
+  // `patience` seconds (run.stall_timeout_s) without them.
+  explicit Communicator(double patience);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;

@@ -54,6 +54,21 @@ std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm) {
   return ids;
 }
 
+MPI_Request post_doubles(std::span<const double> doubles, int to, Tag tag, MPI_Comm comm) {
+  MPI_Request request;
+  MPI_Isend(doubles.data(), element_count(doubles.size()), MPI_DOUBLE, to, tag, comm, &request);
+  return request;
+}
+
+std::vector<double> take_doubles(const MPI_Status& status, MPI_Comm comm) {
+  int count = 0;
+  MPI_Get_count(&status, MPI_DOUBLE, &count);
+  std::vector<double> doubles(static_cast<size_t>(count));
+  MPI_Recv(doubles.data(), count, MPI_DOUBLE, status.MPI_SOURCE, status.MPI_TAG, comm,
+           MPI_STATUS_IGNORE);
+  return doubles;
+}
+
 MPI_Request post_bytes(std::span<const char> bytes, int to, Tag tag, MPI_Comm comm) {
   MPI_Request request;
   MPI_Isend(bytes.data(), element_count(bytes.size()), MPI_BYTE, to, tag, comm, &request);
@@ -78,7 +93,8 @@ std::string take_text(const MPI_Status& status, MPI_Comm comm) {
   return {bytes.begin(), bytes.end()};
 }
 
-protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from) const {
+protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from,
+                                       std::vector<double> data_shares) const {
   protocol::WorkerPlan plan;
   plan.kind = kind;
   plan.max_local_steps = max_local_steps;
@@ -86,6 +102,7 @@ protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from) const {
   plan.keep_ratio = keep_ratio;
   plan.send_to = send_to;
   plan.gather_from = std::move(gather_from);
+  plan.data_shares = std::move(data_shares);
   return plan;
 }
 

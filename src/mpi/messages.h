@@ -11,8 +11,12 @@
 //                    worker's last message).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
-//                    reply it hands on; kMemberGone (a member's id: do not wait for it); kStop
-//                    (empty, the server's last message: the run is over).
+//                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every
+//                    worker's share, doubles; never in a leader's community); kMemberGone (a
+//                    member's id: do not wait for it); kClock
+//                    (RunClock::State: the server's clock stands still for an evaluation, or
+//                    runs on after it, run_clock.h); kStop (empty, the server's last message:
+//                    the run is over).
 //   leader → member: kReplyHeader and kReplyModel, the relayed reply.
 //   member → leader: kMemberUpdateHeader (UpdateHeader) followed by kMemberUpdatePayload.
 //   worker → worker: kEndOfRun (empty, its last message to every other worker).
@@ -60,6 +64,8 @@ enum Tag : int {
   kShardModel,
   kSparseIndices,
   kSparseValues,
+  kClock,
+  kReplyShares,
 };
 
 // A pull reply's header: the plan but its list of members (kReplyMembers), and how many
@@ -72,12 +78,13 @@ struct ReplyHeader {
   int send_to = protocol::kServer;
   int members = 0;  // the plan's gather_from, sent next
   int relays = 0;
+  int data_shares = 0;  // the plan's data_shares, sent after its members
   int64_t version = 0;
   int update_id = 0;
   double lr = 0;
 
-  // The plan, once its members are known.
-  protocol::WorkerPlan plan(std::vector<int> gather_from) const;
+  // The plan, once its members and data shares are known.
+  protocol::WorkerPlan plan(std::vector<int> gather_from, std::vector<double> data_shares) const;
 };
 
 // A reply a leader hands on to `worker`.
@@ -146,6 +153,11 @@ void take_signal(int from, Tag tag, MPI_Comm comm);
 MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
 // Receives the ids message `status` describes (from `probe`).
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
+
+// Doubles (kReplyShares): `doubles` must stay alive until the request completes.
+MPI_Request post_doubles(std::span<const double> doubles, int to, Tag tag, MPI_Comm comm);
+// Receives the doubles message `status` describes (from `probe`).
+std::vector<double> take_doubles(const MPI_Status& status, MPI_Comm comm);
 
 // Bytes (kShardOrder): `bytes` must stay alive until the request completes.
 MPI_Request post_bytes(std::span<const char> bytes, int to, Tag tag, MPI_Comm comm);

@@ -2,6 +2,8 @@
 
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "engine/external_engines.h"
 #include "engine/step_calibration.h"
 #include "mpi/communicator.h"
@@ -17,7 +19,7 @@ namespace hetps::mpi {
 namespace {
 
 // The first worker rank measures a step alone while every other rank waits without taking a
-// core, then tells them all.
+// core, then tells them all; the others give up after run.stall_timeout_s.
 std::optional<double> calibrate(const config::Config& config, const data::DataSplit& data,
                                 const engine::ModelSource& models, const RankLayout& layout,
                                 MPI_Comm comm, engine::InjectedDelays& delays) {
@@ -30,7 +32,9 @@ std::optional<double> calibrate(const config::Config& config, const data::DataSp
   }
   MPI_Request request;
   MPI_Ibcast(&seconds, 1, MPI_DOUBLE, measuring_rank, comm, &request);
-  wait_for(request);
+  wait_for(request, config.run.stall_timeout_s, [&] {
+    return fmt::format("the step time {} measures alone (MPI_Ibcast)", layout.describe_worker(0));
+  });
   delays.set_calibrated_step(seconds);
   return seconds;
 }
@@ -42,9 +46,11 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
         "engine = \"mpi\": MPI is not running in this process; the mpi engine runs under "
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
-  Communicator comm;
-  Communicator slice_comm;
-  const RankLayout layout(config.cluster, comm.get());
+  // Until the run starts, no stall inspector watches: each wait before it has its own deadline.
+  const double patience = config.run.stall_timeout_s;
+  Communicator comm(patience);
+  Communicator slice_comm(patience);
+  const RankLayout layout(config.cluster, comm.get(), patience);
   if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   // Links are real here: only compute is padded, so the link model never sees a message size.
   engine::InjectedDelays delays(config.cluster, config.seed, {});

@@ -3,6 +3,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "engine/engine.h"
 #include "mpi/rank_layout.h"
 #include "mpi/session.h"
 
@@ -19,6 +20,8 @@ void run_naming_this_rank(const std::function<void()>& job) {
     throw std::invalid_argument(named(error));
   } catch (const std::invalid_argument& error) {
     throw std::invalid_argument(named(error));
+  } catch (const engine::StallError& error) {
+    throw engine::StallError(named(error));
   } catch (const std::exception& error) {
     throw std::runtime_error(named(error));
   }

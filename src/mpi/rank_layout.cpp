@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <thread>
 
@@ -33,7 +34,7 @@ struct HostInfo {
 
 }  // namespace
 
-RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm)
+RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, double patience)
     : servers_(cluster.servers), workers_(cluster.workers) {
   int size = 0;
   MPI_Comm_size(comm, &size);
@@ -48,7 +49,10 @@ RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm)
   MPI_Request request;
   MPI_Iallgather(&mine, sizeof(HostInfo), MPI_BYTE, all.data(), sizeof(HostInfo), MPI_BYTE, comm,
                  &request);
-  wait_for(request);
+  wait_for(request, patience, [] {
+    return std::string(
+        "every rank's host name (MPI_Iallgather): some rank never joined the exchange");
+  });
   for (const HostInfo& info : all) {
     hosts_.emplace_back(info.name.data());
     cores_.push_back(info.cores);
@@ -76,6 +80,10 @@ std::vector<std::string> RankLayout::crowded_hosts() const {
     }
   }
   return crowded;
+}
+
+bool RankLayout::ranks_share_a_host() const {
+  return std::set<std::string>(hosts_.begin(), hosts_.end()).size() < hosts_.size();
 }
 
 }  // namespace hetps::mpi

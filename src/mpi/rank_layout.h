@@ -23,8 +23,9 @@ class JobShapeError : public std::invalid_argument {
 class RankLayout {
  public:
   // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers`. Then
-  // gathers every rank's host.
-  RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm);
+  // gathers every rank's host, throwing engine::StallError after `patience` seconds
+  // (run.stall_timeout_s) without them all.
+  RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, double patience);
 
   int rank() const { return rank_; }
   bool is_server() const { return rank_ < servers_; }
@@ -40,6 +41,8 @@ class RankLayout {
   std::string describe_worker(int worker) const;
   // "host H: R ranks on C cores" for every host whose ranks outnumber its cores.
   std::vector<std::string> crowded_hosts() const;
+  // Whether two ranks or more run on one host (and talk through shared memory).
+  bool ranks_share_a_host() const;
 
  private:
   int rank_ = 0;

@@ -4,11 +4,26 @@
 
 namespace hetps::mpi {
 
-void RunClock::start(MPI_Comm comm) {
+void RunClock::start(MPI_Comm comm, double patience) {
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
-  wait_for(request);
+  wait_for(request, patience, [] {
+    return std::string(
+        "every rank at the start of training (MPI_Ibarrier, once each rank has set up its model "
+        "and data shard): a rank that never gets there holds up the others");
+  });
   start_ = MPI_Wtime();
+}
+
+void RunClock::stand_still() {
+  state_.stands_at = now();
+  state_.standing = true;
+  standing_since_ = MPI_Wtime();
+}
+
+void RunClock::run_on() {
+  state_.paused_seconds += MPI_Wtime() - standing_since_;
+  state_.standing = false;
 }
 
 }  // namespace hetps::mpi

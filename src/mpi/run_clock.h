@@ -1,6 +1,11 @@
-// The run's wall clock on a rank of an MPI job: seconds since the barrier all ranks pass at the
-// start (MPI_Wtime, local to each host; the barrier aligns the starts to well within the time a
-// message takes), less the time it was told to stand still.
+// The run's clock on a rank of an MPI job: seconds since the barrier all ranks pass at the start
+// (MPI_Wtime, local to each host; the barrier aligns the starts to well within the time a
+// message takes), less the pauses for rank 0's evaluations, the same engine time on every rank.
+// Rank 0 stands its clock still while it evaluates and tells every worker rank its clock's
+// state (kClock) when it stops and when it runs on again, with the total paused so far: a
+// worker's clock then shows rank 0's time of the pause until the pause is over and leaves it
+// out afterwards, as the threads engine's clock does for every thread. Two small messages per
+// worker and evaluation.
 #pragma once
 
 #include <mpi.h>
@@ -9,14 +14,32 @@ namespace hetps::mpi {
 
 class RunClock {
  public:
-  // Waits until every rank of `comm` got here, then starts.
-  void start(MPI_Comm comm);
-  double now() const { return MPI_Wtime() - start_; }
-  // The last `seconds` do not count (the server evaluated).
-  void stand_still(double seconds) { start_ += seconds; }
+  // Rank 0's clock as it tells the worker ranks (kClock): sent as bytes.
+  struct State {
+    bool standing = false;      // an evaluation is under way
+    double stands_at = 0;       // ... and the time shows this meanwhile
+    double paused_seconds = 0;  // the pauses that ended, together
+  };
+
+  // Waits until every rank of `comm` got here, then starts; throws engine::StallError after
+  // `patience` seconds (run.stall_timeout_s) without them.
+  void start(MPI_Comm comm, double patience);
+  double now() const {
+    return state_.standing ? state_.stands_at : MPI_Wtime() - start_ - state_.paused_seconds;
+  }
+
+  // Rank 0: the time stands still from now until `run_on`, and that pause never counts.
+  void stand_still();
+  void run_on();
+  const State& state() const { return state_; }
+
+  // A worker rank: shows the time as rank 0's clock in `state` does.
+  void follow(const State& state) { state_ = state; }
 
  private:
   double start_ = 0;
+  double standing_since_ = 0;  // MPI_Wtime when the current pause began
+  State state_;
 };
 
 }  // namespace hetps::mpi

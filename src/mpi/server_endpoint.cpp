@@ -26,9 +26,16 @@ ServerEndpoint::~ServerEndpoint() {
 void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
   const protocol::WorkerPlan& plan = reply.plan;
   SendInFlight& sent = in_flight_.emplace_back();
-  sent.header = {plan.kind,       plan.max_local_steps, plan.change_threshold,
-                 plan.keep_ratio, plan.send_to,         static_cast<int>(plan.gather_from.size()),
-                 reply.relays,    reply.version,        reply.update_id,
+  sent.header = {plan.kind,
+                 plan.max_local_steps,
+                 plan.change_threshold,
+                 plan.keep_ratio,
+                 plan.send_to,
+                 static_cast<int>(plan.gather_from.size()),
+                 reply.relays,
+                 static_cast<int>(plan.data_shares.size()),
+                 reply.version,
+                 reply.update_id,
                  reply.lr};
   if (reply.via != protocol::kServer) {
     sent.relay = {reply.worker, sent.header};
@@ -41,6 +48,10 @@ void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
   sent.requests = {post_header(sent.header, rank, kReplyHeader, comm_),
                    post_floats(own_part(std::span(*sent.model)), rank, kReplyModel, comm_)};
   if (!sent.ids.empty()) sent.requests.push_back(post_ids(sent.ids, rank, kReplyMembers, comm_));
+  sent.shares = plan.data_shares;
+  if (!sent.shares.empty()) {
+    sent.requests.push_back(post_doubles(sent.shares, rank, kReplyShares, comm_));
+  }
   if (peers_ != nullptr) peers_->reply(reply.worker, reply.version);
 }
 
@@ -77,9 +88,19 @@ void ServerEndpoint::serve_one(double deadline, engine::ServerLoop& server) {
 }
 
 void ServerEndpoint::evaluate(engine::ServerState& state, double time) {
-  const double begin = MPI_Wtime();
+  clock_.stand_still();
+  tell_workers_the_clock();
   state.evaluate(time);
-  clock_.stand_still(MPI_Wtime() - begin);
+  clock_.run_on();
+  tell_workers_the_clock();
+}
+
+void ServerEndpoint::tell_workers_the_clock() {
+  SendInFlight& sent = in_flight_.emplace_back();
+  sent.clock = clock_.state();
+  for (int w = 0; w < layout_.workers(); ++w) {
+    sent.requests.push_back(post_header(sent.clock, layout_.worker_rank(w), kClock, comm_));
+  }
 }
 
 void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server) {

@@ -7,9 +7,11 @@
 //   An update's header is taken first; its payload is then received straight into the
 //   update pool's buffer for its id, with no copy, or for a top-k compressed update its kept
 //   entries are received and written there, with zeros elsewhere (sparse_wire.h).
-//   An evaluation does not count in the server's time, as on the threads engine; the workers
-//   are not paused for it (on a cluster they do not share the server's cores): each can
-//   compute at most one step meanwhile, then waits for its reply.
+//   An evaluation does not count in the engine's time, as on the threads engine: the server's
+//   clock stands still meanwhile and tells the workers' clocks to do the same (run_clock.h).
+//   The workers are not held (on a cluster they do not share the server's cores), but their
+//   injected delays and failure times wait for the clock: each computes at most the step it
+//   is in, then waits.
 //   With several server shards (ShardPeers), rank 0 sends and takes its own shard's slice of
 //   each model and update; the shard ranks carry the rest.
 //   The end of a run (`stop_workers`): kStop to every worker rank, its last message; then
@@ -57,11 +59,15 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   struct SendInFlight {
     ReplyHeader header;
     RelayEntry relay;
+    RunClock::State clock;
     engine::ModelSnapshot model;
     std::vector<int> ids;
+    std::vector<double> shares;
     std::vector<MPI_Request> requests;
   };
   void complete_sends();
+  // Sends every worker rank the clock's state (kClock), before and after an evaluation.
+  void tell_workers_the_clock();
   void take(const MPI_Status& message, engine::ServerLoop& server);
   // After the end: takes one message and drops it; returns whether it was a goodbye.
   bool drop(const MPI_Status& message);

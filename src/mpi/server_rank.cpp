@@ -13,6 +13,7 @@
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
 #include "mpi/shard_peers.h"
+#include "mpi/shared_memory_copies.h"
 
 namespace hetps::mpi {
 namespace {
@@ -36,6 +37,9 @@ void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
                                   "only approximate",
                                   fmt::join(crowded, "; "))}}},
         0.0);
+  }
+  if (const auto warning = double_copy_warning(setup.layout)) {
+    loop.state().record({"warning", {{"message", *warning}}}, 0.0);
   }
 }
 
@@ -63,8 +67,8 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
       config, setup.data, *evaluator, listener, endpoint, [&clock] { return clock.now(); },
       [&layout](int worker) { return layout.describe_worker(worker); }, remote);
   record_setup(loop, setup, *evaluator);
-  clock.start(setup.comm);
   const double patience = config.run.stall_timeout_s;
+  clock.start(setup.comm, patience);
   try {
     loop.start();
     const std::string stop_reason = loop.serve();

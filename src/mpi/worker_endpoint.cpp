@@ -18,7 +18,7 @@ std::span<float> part(std::span<float> whole, const params::KeyRange& keys) {
 }  // namespace
 
 WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
-                               std::vector<params::KeyRange> slices, const RunClock& clock)
+                               std::vector<params::KeyRange> slices, RunClock& clock)
     : comm_(comm),
       slice_comm_(slice_comm),
       layout_(layout),
@@ -39,6 +39,10 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
     // The server's messages in the order it sent them: a reply before the kStop after it.
     if (const auto message = probe(comm_, server_, MPI_ANY_TAG)) {
       if (message->MPI_TAG == kReplyHeader) return take_reply(server_, true);
+      if (message->MPI_TAG == kClock) {
+        follow_server_clock();
+        continue;
+      }
       if (message->MPI_TAG == kMemberGone) {
         gone_members_.push_back(take_ids(*message, comm_).at(0));
         continue;
@@ -61,6 +65,9 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
 }
 
 engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
+  // A reply from the server found by looking for any rank's may have passed the server's kClock
+  // sent before it: time is as the server's clock says when it sent the reply.
+  follow_server_clock();
   wait_for_relays();  // they are sent from the model buffer this reply overwrites
   const auto header = take_header<ReplyHeader>(source, kReplyHeader, comm_);
   const double begin = now();
@@ -81,6 +88,10 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
   if (header.members > 0) {
     members = take_ids(wait_for_message(comm_, source, kReplyMembers), comm_);
   }
+  std::vector<double> data_shares;
+  if (header.data_shares > 0) {
+    data_shares = take_doubles(wait_for_message(comm_, source, kReplyShares), comm_);
+  }
   for (int r = 0; r < header.relays; ++r) {
     wait_for_message(comm_, source, kRelay);
     const auto entry = take_header<RelayEntry>(source, kRelay, comm_);
@@ -91,7 +102,7 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
     relay.requests = {post_header(relay.header, member, kReplyHeader, comm_),
                       post_floats(model_, member, kReplyModel, comm_)};
   }
-  return engine::PulledModel{.plan = header.plan(std::move(members)),
+  return engine::PulledModel{.plan = header.plan(std::move(members), std::move(data_shares)),
                              .model = model_,
                              .snapshot = {},  // the buffer is this rank's own
                              .version = header.version,
@@ -108,9 +119,16 @@ void WorkerEndpoint::wait_for_relays() {
   relays_.clear();
 }
 
+void WorkerEndpoint::follow_server_clock() {
+  while (probe(comm_, server_, kClock)) {
+    clock_.follow(take_header<RunClock::State>(server_, kClock, comm_));
+  }
+}
+
 bool WorkerEndpoint::sleep_until(double seconds) {
   Backoff backoff;
   for (;;) {
+    follow_server_clock();
     if (!stop_seen_ && probe(comm_, server_, kStop)) stop_seen_ = true;
     const double left = seconds - now();
     if (stop_seen_ || left <= 0) return !stop_seen_;
@@ -162,6 +180,7 @@ void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info
 std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double deadline) {
   Backoff backoff;
   for (;;) {
+    follow_server_clock();
     if (!gone_members_.empty()) {
       engine::MemberMessage gone;
       gone.member = gone_members_.front();
@@ -222,6 +241,9 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
       return;
     case kMemberGone:
       take_ids(message, comm_);
+      return;
+    case kClock:
+      follow_server_clock();
       return;
     case kMemberUpdateHeader: {
       const int member = take_member_update(message).member;

@@ -1,7 +1,9 @@
 // A worker rank's end of the messages (engine::WorkerLink over MPI). Replies are received into
 // the rank's own model buffer, updates sent from its own update buffer; every wait is patient
 // (patient_wait.h). Links are real here: no link delay is injected, and the communication
-// time a worker reports is measured (its last push and the reply's transfer).
+// time a worker reports is measured (its last push and the reply's transfer). Wherever the rank
+// waits, its clock takes the server's kClock messages: it stands still while the server
+// evaluates (run_clock.h).
 // Leaders (protocol.h): a leader hands the replies the server relays through it on to their
 // members straight from its model buffer (kept untouched until those sends are done), and takes
 // its members' updates into a buffer per member. A dead leader's rank hands back to the server
@@ -37,7 +39,7 @@ class WorkerEndpoint : public engine::WorkerLink {
  public:
   // `slices`: the keys of each server shard, in shard order.
   WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
-                 std::vector<params::KeyRange> slices, const RunClock& clock);
+                 std::vector<params::KeyRange> slices, RunClock& clock);
 
   double now() const override { return clock_.now(); }
   void ask_first_pull() override;
@@ -84,13 +86,15 @@ class WorkerEndpoint : public engine::WorkerLink {
   // back to the server while this rank is a dead leader and the run goes on.
   void take_and_drop(const MPI_Status& message);
   void wait_for_relays();
+  // Takes the server's kClock messages that came, in order, into this rank's clock.
+  void follow_server_clock();
 
   MPI_Comm comm_;
   MPI_Comm slice_comm_;  // the other shard ranks' slices of replies (RankSetup)
   const RankLayout& layout_;
   int server_;
   std::vector<params::KeyRange> slices_;
-  const RunClock& clock_;
+  RunClock& clock_;  // follows the server's (kClock) wherever this rank waits
   std::vector<float> model_;
   std::vector<float> update_;
   UpdateHeader pushed_;              // the header in flight during a push

@@ -15,7 +15,7 @@ void run_worker_rank(const RankSetup& setup) {
   WorkerEndpoint endpoint(
       setup.comm, setup.slice_comm, setup.layout,
       learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock);
-  clock.start(setup.comm);
+  clock.start(setup.comm, setup.config.run.stall_timeout_s);
   engine::run_worker(*trainer, setup.delays, endpoint,
                      engine::failure_of(setup.config.cluster, worker));
   endpoint.say_goodbye();

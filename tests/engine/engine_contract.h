@@ -117,11 +117,50 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
   EXPECT_EQ(hung.log.events.back().at("type"), "stalled");
 }
 
+// An injected hang leaves its trace in the run log at its own time (`worker_hung`, the worker
+// and the kind), while the run learns of the silence only from the stall inspector, as it
+// would of a real hang.
+TEST_P(EngineContract, AnInjectedHangIsLoggedAtItsTimeAndFoundByTheStallInspector) {
+  config::Config config = contract_config("asp");
+  config.cluster.failures = {{.worker = 2, .time = 0.05, .kind = "hang"}};
+  config.run.stall_warning_s = 0.1;
+  config.run.stall_timeout_s = 0.3;
+  config.train.max_samples = 1'000'000'000;  // only the stall ends the run
+  Outcome hung = run_small(config);
+  if (!primary(config)) return;
+  const nlohmann::json record = {
+      {"type", "worker_hung"}, {"time", 0.05}, {"worker", 2}, {"kind", "hang"}};
+  EXPECT_EQ(events_of_type(hung, "worker_hung"), std::vector{record}) << GetParam();
+  ASSERT_TRUE(hung.stall.has_value()) << "a hung worker must stop the run";
+  EXPECT_NE(hung.stall->find("worker 2 ("), std::string::npos) << *hung.stall;
+}
+
 // Top-k compressed deltas (spec/ashl.md, Algorithm 2): every push carries 8 bytes per kept
 // entry, whatever the engine's transport, while replies stay dense. The server merges each as
 // the dense delta with zeros elsewhere, so compressed synchronous rounds end on the simulator's
 // bits (on mpi: the sparse wire form, expanded at the server); the model still learns; and the
 // simulator's log is the same, line for line, on a second run.
+// The workers draw their batches from the partition re-cut to the plan's shares, the same way on
+// every engine: the rounds end on the simulator's bits, which the shares changed.
+TEST_P(EngineContract, DataSharesRecutThePartitionAsOnTheSimulator) {
+  const auto topk_local_sgd = compressed_rounds_registration();
+  config::Config config = contract_config("topk_local_sgd");
+  config.protocol.params["keep_ratio"] = 1.0;
+  config.protocol.params["first_share"] = 0.6;
+  config.train.max_samples = 3 * 16 * 2 * 10;  // 10 rounds of two local steps
+  const Outcome recut = run_small(config);
+  config.engine = "sim";
+  const Outcome simulated = run_small(config);
+  config.protocol.params["first_share"] = 0.0;
+  const Outcome uncut = run_small(config);
+  if (!primary(contract_config("topk_local_sgd"))) return;
+  ASSERT_FALSE(recut.log.evals.empty());
+  EXPECT_EQ(recut.summary.updates, 10);
+  EXPECT_EQ(recut.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
+      << GetParam();
+  EXPECT_NE(simulated.log.evals.back().model_hash, uncut.log.evals.back().model_hash);
+}
+
 TEST_P(EngineContract, CompressedDeltasTravelSparseAndEndOnTheSimulatorsBits) {
   const auto topk_local_sgd = compressed_rounds_registration();
   config::Config config = contract_config("topk_local_sgd");

@@ -3,12 +3,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "engine/engine.h"
 #include "engine/engine_contract.h"
 #include "engine/small_run.h"
 #include "mpi/session.h"
+#include "mpi/shared_memory_copies.h"
 
 namespace hetps::testing {
 namespace {
@@ -72,6 +75,54 @@ TEST(MpiEngineTest, AWorkersErrorStopsTheRunWithItsRankAndHost) {
                                   "worker 1 (rank 2 on host {}) failed: no memory left (injected)",
                                   mpi::host_name())));
   }
+}
+
+// An evaluation that takes long, as one on a large test set does: the test set, many times.
+class LongEvaluation : public SoftmaxLearner {
+ public:
+  using SoftmaxLearner::SoftmaxLearner;
+  model::Evaluation evaluate(std::span<const float> params, const model::Batch& data) override {
+    model::Evaluation evaluation;
+    for (int pass = 0; pass < 100; ++pass) evaluation = SoftmaxLearner::evaluate(params, data);
+    return evaluation;
+  }
+};
+
+// Rank 0's evaluations count on no rank's clock: a worker that crashes at 0.05 s of engine time
+// does so after the evaluation at the start, however long it takes, and rank 0 logs the crash
+// no earlier (a worker whose clock ran on would crash during it, and rank 0, whose clock stood
+// at 0, would log the crash at about 0).
+TEST(MpiEngineTest, TheWorkersClocksStandStillWhileRankZeroEvaluates) {
+  config::Config config = mpi_config("asp");
+  config.cluster.failures = {{.worker = 1, .time = 0.05, .kind = "crash"}};
+  config.train.max_samples = 1'000'000'000;
+  config.train.max_time = 0.2;  // the run goes on past the crash
+  const engine::ModelSource long_evaluations{
+      [seed = config.seed] { return std::make_unique<LongEvaluation>(784, 10, seed); }, {}};
+  CollectingListener log;
+  engine::run(config, small_data(), long_evaluations, log);
+  if (mpi::world_rank() != 0) return;
+  const auto crash = std::find_if(log.events.begin(), log.events.end(), [](const auto& event) {
+    return event.at("type") == "worker_failed";
+  });
+  ASSERT_NE(crash, log.events.end());
+  // The start barrier aligns the ranks' clocks to within the time slice a rank may wait for a
+  // core (ranks outnumber cores here): far less than half the crash time.
+  EXPECT_GE(crash->at("time").get<double>(), 0.05 / 2);
+}
+
+// Ranks that share a host copy large messages twice when OpenMPI has no single-copy mechanism
+// (CI sets OMPI_MCA_btl_vader_single_copy_mechanism=none): rank 0 says so in the run log.
+TEST(MpiEngineTest, RankZeroWarnsWhenSharedMemoryCopiesEveryMessageTwice) {
+  const Outcome asp = run_small(mpi_config("asp"));
+  if (mpi::world_rank() != 0) return;
+  const bool copied_twice = mpi::mpi_setting("btl_vader_single_copy_mechanism") == "none";
+  const auto warnings =
+      std::count_if(asp.log.events.begin(), asp.log.events.end(), [](const nlohmann::json& event) {
+        return event.at("type") == "warning" &&
+               event.at("message").get<std::string>().find("single-copy") != std::string::npos;
+      });
+  EXPECT_EQ(warnings, copied_twice ? 1 : 0);
 }
 
 TEST(MpiEngineTest, OnlyRankZeroIsThePrimaryProcess) {
