@@ -28,10 +28,14 @@ class Run:
     def records_of(self, kind):
         return [r for r in self.records if r["type"] == kind]
 
-    def time_to(self, accuracy):
+    def first_eval_at(self, accuracy):
         """The first evaluation at or above `accuracy`; None if none is."""
-        return next((e["time"] for e in self.records_of("eval") if e["test_accuracy"] >= accuracy),
-                    None)
+        return next((e for e in self.records_of("eval") if e["test_accuracy"] >= accuracy), None)
+
+    def time_to(self, accuracy):
+        """The time of the first evaluation at or above `accuracy`; None if none is."""
+        reached = self.first_eval_at(accuracy)
+        return None if reached is None else reached["time"]
 
     def config(self):
         with open(self.directory / "config.toml", "rb") as f:
@@ -52,6 +56,13 @@ def load_comparison(directory):
             run = load_run(row["run_name"], int(row["seed"]), directory / row["directory"])
             runs.setdefault(run.name, []).append(run)
     return runs
+
+
+def to_level(runs, levels, key):
+    """Per seed, `key` of the first evaluation at that seed's level (`levels` by seed); None
+    where never reached."""
+    evals = [run.first_eval_at(levels[run.seed]) for run in runs]
+    return [None if e is None else e[key] for e in evals]
 
 
 # ---- formatting -------------------------------------------------------------------------------

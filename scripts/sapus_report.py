@@ -10,7 +10,7 @@ import statistics
 from collections import defaultdict
 
 import experiment_runs
-from experiment_runs import load_comparison, mean_or_none, spread, table, wrap
+from experiment_runs import load_comparison, mean_or_none, spread, table, to_level, wrap
 
 BEGIN_MARKER = "<!-- experiment-sapus: begin (written by scripts/experiment-sapus.sh) -->"
 END_MARKER = "<!-- experiment-sapus: end -->"
@@ -19,18 +19,6 @@ TOLERANCE = 0.005
 PROTOCOLS = ("asp", "ssp", "local_sgd", "sapus")
 SETTINGS = [f"{scenario}-{workers}w{variant}" for scenario in ("hetero-compute", "hetero-network")
             for workers in (8, 16) for variant in ("", "-stragglers")]
-
-
-def first_eval_at(run, accuracy):
-    """The first evaluation at or above `accuracy`; None if none is."""
-    return next((e for e in run.records_of("eval") if e["test_accuracy"] >= accuracy), None)
-
-
-def to_level(runs, levels, key):
-    """Per seed, `key` of the first evaluation at that seed's level (`levels` by seed); None
-    where never reached."""
-    evals = [first_eval_at(run, levels[run.seed]) for run in runs]
-    return [None if e is None else e[key] for e in evals]
 
 
 def asp_levels(comparison):
