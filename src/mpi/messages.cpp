@@ -100,6 +100,7 @@ protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from,
   plan.max_local_steps = max_local_steps;
   plan.change_threshold = change_threshold;
   plan.keep_ratio = keep_ratio;
+  plan.error_feedback = error_feedback != 0;
   plan.send_to = send_to;
   plan.gather_from = std::move(gather_from);
   plan.data_shares = std::move(data_shares);

@@ -75,6 +75,7 @@ struct ReplyHeader {
   int max_local_steps = 1;
   double change_threshold = 0;
   double keep_ratio = 1.0;
+  int error_feedback = 1;  // the plan's, as 0 or 1
   int send_to = protocol::kServer;
   int members = 0;  // the plan's gather_from, sent next
   int relays = 0;

@@ -30,6 +30,7 @@ void ServerEndpoint::send(engine::ServerLoop::Reply reply) {
                  plan.max_local_steps,
                  plan.change_threshold,
                  plan.keep_ratio,
+                 plan.error_feedback ? 1 : 0,
                  plan.send_to,
                  static_cast<int>(plan.gather_from.size()),
                  reply.relays,

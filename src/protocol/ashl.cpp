@@ -110,6 +110,7 @@ WorkerPlan Ashl::plan_for(int worker) const {
   // A worker that was dead when the stages were planned never asks again; 1 keeps a plan valid.
   plan.max_local_steps = std::max(1, stage.local_steps[w]);
   plan.keep_ratio = stage.keep_ratios[w];
+  plan.error_feedback = options_.error_feedback;
   plan.data_shares = stage.data_shares;
   return plan;
 }
@@ -313,14 +314,16 @@ ProtocolInfo ashl_protocol() {
       {
           number_param("profile_steps", 5, "measured commits per worker before planning", 1, 1e6,
                        true),
-          number_param("h_preset_ahl", 8, "AHL's H_preset: local steps of the slowest round", 1,
+          number_param("h_preset_ahl", 16, "AHL's H_preset: local steps of the slowest round", 1,
                        1e6, true),
           number_param("h_preset_shl", 2, "SHL's H_preset", 1, 1e6, true),
           word_param("compression", "on", "top-k compression of the deltas (Algorithm 2)",
                      {"on", "off"}),
+          word_param("error_feedback", "on",
+                     "compressed deltas keep what top-k left out for later rounds", {"on", "off"}),
           number_param("r_preset_ahl", 0.1, "AHL's r_preset: the fastest link's keep ratio", 1e-9,
                        1),
-          number_param("r_preset_shl", 0.5, "SHL's r_preset", 1e-9, 1),
+          number_param("r_preset_shl", 0.1, "SHL's r_preset", 1e-9, 1),
           number_param("min_ratio", 0.01, "the lowest keep ratio", 1e-9, 1),
           number_param("loss_preset", 0.3, "the global loss that ends AHL", 0, 1e9),
           word_param("loss_preset_relative", "yes",
@@ -340,6 +343,7 @@ ProtocolInfo ashl_protocol() {
         options.h_preset_ahl = static_cast<int>(number(params, "h_preset_ahl"));
         options.h_preset_shl = static_cast<int>(number(params, "h_preset_shl"));
         options.compression = word(params, "compression") == "on";
+        options.error_feedback = word(params, "error_feedback") == "on";
         options.r_preset_ahl = number(params, "r_preset_ahl");
         options.r_preset_shl = number(params, "r_preset_shl");
         options.min_ratio = number(params, "min_ratio");

@@ -39,11 +39,14 @@ namespace hetps::protocol {
 
 struct AshlOptions {
   int profile_steps = 5;
-  int h_preset_ahl = 8;
+  // The presets' defaults are the sweep's choices (docs/protocols/ashl.md, "Presets: the
+  // sweep").
+  int h_preset_ahl = 16;
   int h_preset_shl = 2;
   bool compression = true;
+  bool error_feedback = true;
   double r_preset_ahl = 0.1;
-  double r_preset_shl = 0.5;
+  double r_preset_shl = 0.1;
   double min_ratio = 0.01;
   double loss_preset = 0.3;
   bool loss_preset_relative = true;

@@ -50,7 +50,10 @@ struct WorkerPlan {
   UpdateKind kind = UpdateKind::Gradient;
   int max_local_steps = 1;  // push after at most this many steps (local SGD's H, SaPus' τ_max)
   double change_threshold = 0;  // push early once ‖w − w_pull‖² / ‖w_pull‖² > this; 0 = never
-  double keep_ratio = 1.0;         // fraction of a delta's entries sent (top-k); 1 = dense
+  double keep_ratio = 1.0;  // fraction of a delta's entries sent (top-k); 1 = dense
+  // A compressed delta's left-out entries are kept and sent with later rounds (error feedback);
+  // false: they are dropped, and so is what earlier rounds kept.
+  bool error_feedback = true;
   int send_to = kServer;           // where the update goes: the server, or a leader worker's id
   std::vector<int> gather_from{};  // a leader's members, whose updates it merges with its own
   // Every worker's share of the training set (ASHL's D, spec/ashl.md, Algorithm 1), summing to

@@ -40,8 +40,9 @@ RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float>
     RoundResult result = run_local_steps(plan, pulled, lr, update);
     // A dense round after compressed ones goes through error feedback too, which then sends
     // everything it held back: nothing top-k dropped is lost.
+    if (!plan.error_feedback) feedback_.reset();
     if (plan.keep_ratio != 1.0 || feedback_) {
-      SparseDelta sent = compress(update, plan.keep_ratio);
+      SparseDelta sent = compress(update, plan.keep_ratio, plan.error_feedback);
       // The sparse form costs 8 bytes an entry, the dense one 4: above half the entries the
       // dense layout (the kept entries, zeros elsewhere) is the smaller message, with the same
       // contents, so it travels dense.
@@ -89,9 +90,10 @@ RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<
   return result;
 }
 
-SparseDelta Worker::compress(std::span<float> update, double keep_ratio) {
-  if (!feedback_) feedback_.emplace(update.size());
-  SparseDelta sent = feedback_->compress(update, keep_ratio);
+SparseDelta Worker::compress(std::span<float> update, double keep_ratio, bool error_feedback) {
+  if (error_feedback && !feedback_) feedback_.emplace(update.size());
+  SparseDelta sent = error_feedback ? feedback_->compress(update, keep_ratio)
+                                    : top_k(update, keep_ratio, top_k_scratch_);
   std::fill(update.begin(), update.end(), 0.0f);
   add_sparse(sent, update);
   return sent;

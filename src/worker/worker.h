@@ -65,8 +65,9 @@ class Worker {
   double step(std::span<const float> params, std::span<float> grad);
   RoundResult run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
                               double lr, std::span<float> update);
-  // Replaces the delta in `update` with what error feedback sends of it at `keep_ratio`.
-  SparseDelta compress(std::span<float> update, double keep_ratio);
+  // Replaces the delta in `update` with what is sent of it at `keep_ratio`: with error
+  // feedback, top-k of it plus what earlier rounds held back; without, top-k of it alone.
+  SparseDelta compress(std::span<float> update, double keep_ratio, bool error_feedback);
 
   int id_;
   model::Learner& learner_;
@@ -82,8 +83,9 @@ class Worker {
   std::vector<float> local_;
   std::vector<float> local_grad_;
   std::unique_ptr<server::SgdOptimizer> local_optimizer_;
-  // From the first compressed round on: what top-k has held back so far.
+  // From the first compressed round with error feedback on: what top-k has held back so far.
   std::optional<ErrorFeedback> feedback_;
+  std::vector<float> top_k_scratch_;  // compression without error feedback
 };
 
 // ‖a − b‖² / ‖b‖² (0 when b is all zeros and a equals b).

@@ -140,25 +140,38 @@ TEST_P(EngineContract, AnInjectedHangIsLoggedAtItsTimeAndFoundByTheStallInspecto
 // the dense delta with zeros elsewhere, so compressed synchronous rounds end on the simulator's
 // bits (on mpi: the sparse wire form, expanded at the server); the model still learns; and the
 // simulator's log is the same, line for line, on a second run.
-// The workers draw their batches from the partition re-cut to the plan's shares, the same way on
-// every engine: the rounds end on the simulator's bits, which the shares changed.
-TEST_P(EngineContract, DataSharesRecutThePartitionAsOnTheSimulator) {
+// A plan setting of the synchronous "topk_local_sgd" rounds, `param` = `value`, reaches the
+// workers on every engine: ten rounds end on the simulator's bits, which the setting changed
+// from `param` = `neutral`.
+inline void expect_plan_setting_carried(config::Config config, const std::string& param,
+                                        double value, double neutral) {
   const auto topk_local_sgd = compressed_rounds_registration();
-  config::Config config = contract_config("topk_local_sgd");
-  config.protocol.params["keep_ratio"] = 1.0;
-  config.protocol.params["first_share"] = 0.6;
+  const bool primary = engine::is_primary_process(config);
+  config.protocol.params[param] = value;
   config.train.max_samples = 3 * 16 * 2 * 10;  // 10 rounds of two local steps
-  const Outcome recut = run_small(config);
+  const Outcome carried = run_small(config);
+  const std::string engine = config.engine;
   config.engine = "sim";
   const Outcome simulated = run_small(config);
-  config.protocol.params["first_share"] = 0.0;
-  const Outcome uncut = run_small(config);
-  if (!primary(contract_config("topk_local_sgd"))) return;
-  ASSERT_FALSE(recut.log.evals.empty());
-  EXPECT_EQ(recut.summary.updates, 10);
-  EXPECT_EQ(recut.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
-      << GetParam();
-  EXPECT_NE(simulated.log.evals.back().model_hash, uncut.log.evals.back().model_hash);
+  config.protocol.params[param] = neutral;
+  const Outcome without = run_small(config);
+  if (!primary) return;
+  ASSERT_FALSE(carried.log.evals.empty());
+  EXPECT_EQ(carried.summary.updates, 10);
+  EXPECT_EQ(carried.log.evals.back().model_hash, simulated.log.evals.back().model_hash) << engine;
+  EXPECT_NE(simulated.log.evals.back().model_hash, without.log.evals.back().model_hash);
+}
+
+// The workers draw their batches from the partition re-cut to the plan's shares.
+TEST_P(EngineContract, DataSharesRecutThePartitionAsOnTheSimulator) {
+  config::Config config = contract_config("topk_local_sgd");
+  config.protocol.params["keep_ratio"] = 1.0;
+  expect_plan_setting_carried(config, "first_share", 0.6, 0.0);
+}
+
+// Compression without error feedback drops what top-k leaves out.
+TEST_P(EngineContract, CompressionWithoutErrorFeedbackAsOnTheSimulator) {
+  expect_plan_setting_carried(contract_config("topk_local_sgd"), "error_feedback", 0.0, 1.0);
 }
 
 TEST_P(EngineContract, CompressedDeltasTravelSparseAndEndOnTheSimulatorsBits) {

@@ -90,10 +90,12 @@ TEST_F(AshlTest, ProfilesWithSingleUncompressedStepsThenPlansBothStages) {
   ASSERT_EQ(profiles.size(), 1u);
   EXPECT_EQ(profiles[0].details.at("reason"), "profiled");
 
-  const StagePlan ahl = plan_local_steps(expected_profile(), {8, "h"});
-  const StagePlan shl = plan_local_steps(expected_profile(), {2, "h"});
-  const std::vector<double> r_ahl =
-      plan_keep_ratios(expected_profile(), ahl.local_steps, {0.1, "r"}, {0.01, "m"});
+  // The presets as the protocol's parameters default them.
+  const AshlOptions presets;
+  const StagePlan ahl = plan_local_steps(expected_profile(), {presets.h_preset_ahl, "h"});
+  const StagePlan shl = plan_local_steps(expected_profile(), {presets.h_preset_shl, "h"});
+  const std::vector<double> r_ahl = plan_keep_ratios(
+      expected_profile(), ahl.local_steps, {presets.r_preset_ahl, "r"}, {presets.min_ratio, "m"});
   EXPECT_EQ(profiles[0].details.at("ahl").at("local_steps"), ahl.local_steps);
   EXPECT_EQ(profiles[0].details.at("shl").at("local_steps"), shl.local_steps);
   EXPECT_EQ(profiles[0].details.at("ahl").at("data_shares"), ahl.data_shares);
@@ -106,6 +108,7 @@ TEST_F(AshlTest, ProfilesWithSingleUncompressedStepsThenPlansBothStages) {
   for (int w = 0; w < 3; ++w) {
     EXPECT_EQ(last_plan(w).max_local_steps, ahl.local_steps[w]) << w;
     EXPECT_DOUBLE_EQ(last_plan(w).keep_ratio, r_ahl[w]) << w;
+    EXPECT_EQ(last_plan(w).data_shares, ahl.data_shares) << w;
   }
   EXPECT_GT(ahl.local_steps[0], ahl.local_steps[2]) << "the fast worker takes more steps";
 }
@@ -121,7 +124,7 @@ TEST_F(AshlTest, MergesEachCommitOnArrivalWeightedByItsDataShare) {
   commit_rounds(3);
   // Profiling: η = M · (1/M) · (1/M).
   for (int k = 0; k < 9; ++k) EXPECT_DOUBLE_EQ(actions_.applied[k].weights.at(0), 1.0 / 3);
-  const StagePlan ahl = plan_local_steps(expected_profile(), {8, "h"});
+  const StagePlan ahl = plan_local_steps(expected_profile(), {AshlOptions{}.h_preset_ahl, "h"});
   commit_rounds(1);
   for (int w = 0; w < 3; ++w) {
     const ApplyOrder& order = actions_.applied.at(9 + w);
@@ -151,7 +154,7 @@ TEST_F(AshlTest, SwitchesAtTheFirstCommitWhereTheGlobalLossReachesThePresetAndNe
   EXPECT_EQ(phases[0].details.at("from"), "ahl");
   EXPECT_EQ(phases[0].details.at("to"), "shl");
   EXPECT_DOUBLE_EQ(phases[0].details.at("global_loss").get<double>(), 1.0);
-  const StagePlan shl = plan_local_steps(expected_profile(), {2, "h"});
+  const StagePlan shl = plan_local_steps(expected_profile(), {AshlOptions{}.h_preset_shl, "h"});
   EXPECT_EQ(last_plan(2).max_local_steps, shl.local_steps[2]);
 
   commit_rounds(2, 5.0);  // the loss rises again: SHL stays

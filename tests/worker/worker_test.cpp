@@ -142,6 +142,24 @@ TEST_F(WorkerTest, ACompressedDeltaCarriesWhatEarlierRoundsHeldBack) {
   EXPECT_NE(*sent, top_k(deltas[1], 0.1)) << "the first round's residual must count";
 }
 
+TEST_F(WorkerTest, WithoutErrorFeedbackEachRoundSendsTopKOfItsOwnDeltaAlone) {
+  protocol::WorkerPlan plan;
+  plan.kind = protocol::UpdateKind::Delta;
+  Worker twin = make_worker(0.9);
+  std::vector<std::vector<float>> deltas(2, std::vector<float>(pulled_.size()));
+  for (auto& delta : deltas) twin.run(plan, pulled_, 0.1, delta);
+
+  plan.keep_ratio = 0.1;
+  plan.error_feedback = false;
+  Worker worker = make_worker(0.9);
+  std::vector<float> update(pulled_.size());
+  for (const auto& delta : deltas) {
+    const std::optional<SparseDelta> sent = worker.run(plan, pulled_, 0.1, update).sparse;
+    ASSERT_TRUE(sent);
+    EXPECT_EQ(*sent, top_k(delta, 0.1));
+  }
+}
+
 TEST_F(WorkerTest, AboveHalfTheEntriesTheKeptOnesTravelDense) {
   protocol::WorkerPlan plan;
   plan.kind = protocol::UpdateKind::Delta;
