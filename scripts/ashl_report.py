@@ -8,7 +8,8 @@ the experiment script names them) and replaces the text between DOC's two experi
 with the tables; the rest of DOC is kept.
 """
 import experiment_runs
-from experiment_runs import load_comparison, mean_or_none, spread, table, to_level, wrap
+from experiment_runs import (level_cells, load_comparison, mean_or_none, spread, table,
+                             to_level, wrap)
 
 BEGIN_MARKER = "<!-- experiment-ashl: begin (written by scripts/experiment-ashl.sh) -->"
 END_MARKER = "<!-- experiment-ashl: end -->"
@@ -51,22 +52,13 @@ def setting_table(comparison):
     levels = levels_of(comparison)
     rows = []
     for entry, runs in comparison.items():
-        targets = {run.seed: run.summary["target_accuracy"] for run in runs}
         steps = [local_steps_per_push(run) for run in runs]
-        rows.append([
-            entry,
-            spread([100 * run.final for run in runs], 2),
-            spread([run.summary.get("time_to_target") for run in runs], 1),
-            spread(to_level(runs, targets, "bytes_to_server"), 2, scale=1e-9),
-            spread(to_level(runs, levels, "time"), 1),
-            spread(to_level(runs, levels, "bytes_to_server"), 2, scale=1e-9),
-            "—" if None in steps else spread(steps, 1),
-            spread([run.summary["samples"] / run.summary["total_time"] for run in runs], 0),
-        ])
+        rows.append([entry] + level_cells(runs, levels)
+                    + ["—" if None in steps else spread(steps, 1)])
     yardstick = same_steps_local_sgd(comparison)
     return table(["entry", "final accuracy (%)", "time to target (s)", "GB to server to target",
                   f"time to {yardstick}'s final − 0.5 (s)", "GB to server to that level",
-                  "local steps per push", "samples/s"], rows)
+                  "samples/s", "local steps per push"], rows)
 
 
 def acceptance_2(name, comparison):

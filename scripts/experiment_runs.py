@@ -65,6 +65,21 @@ def to_level(runs, levels, key):
     return [None if e is None else e[key] for e in evals]
 
 
+def level_cells(runs, levels):
+    """The cells every experiment table shows for one entry's runs: final accuracy, time to the
+    run's target and bytes to the server until then, time to `levels` (by seed) and bytes until
+    then, samples per second."""
+    targets = {run.seed: run.summary["target_accuracy"] for run in runs}
+    return [
+        spread([100 * run.final for run in runs], 2),
+        spread([run.summary.get("time_to_target") for run in runs], 1),
+        spread(to_level(runs, targets, "bytes_to_server"), 2, scale=1e-9),
+        spread(to_level(runs, levels, "time"), 1),
+        spread(to_level(runs, levels, "bytes_to_server"), 2, scale=1e-9),
+        spread([run.summary["samples"] / run.summary["total_time"] for run in runs], 0),
+    ]
+
+
 # ---- formatting -------------------------------------------------------------------------------
 
 def spread(values, digits, scale=1.0, having="reached"):

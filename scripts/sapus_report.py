@@ -10,7 +10,7 @@ import statistics
 from collections import defaultdict
 
 import experiment_runs
-from experiment_runs import load_comparison, mean_or_none, spread, table, to_level, wrap
+from experiment_runs import level_cells, load_comparison, mean_or_none, table, to_level, wrap
 
 BEGIN_MARKER = "<!-- experiment-sapus: begin (written by scripts/experiment-sapus.sh) -->"
 END_MARKER = "<!-- experiment-sapus: end -->"
@@ -30,17 +30,7 @@ def setting_table(comparison):
     levels = asp_levels(comparison)
     rows = []
     for protocol in PROTOCOLS:
-        runs = comparison[protocol]
-        targets = {run.seed: run.summary["target_accuracy"] for run in runs}
-        rows.append([
-            protocol,
-            spread([100 * run.final for run in runs], 2),
-            spread([run.summary.get("time_to_target") for run in runs], 1),
-            spread(to_level(runs, targets, "bytes_to_server"), 2, scale=1e-9),
-            spread(to_level(runs, levels, "time"), 1),
-            spread(to_level(runs, levels, "bytes_to_server"), 2, scale=1e-9),
-            spread([run.summary["samples"] / run.summary["total_time"] for run in runs], 0),
-        ])
+        rows.append([protocol] + level_cells(comparison[protocol], levels))
     return table(["protocol", "final accuracy (%)", "time to target (s)", "GB to server to target",
                   "time to ASP's final − 0.5 (s)", "GB to server to ASP's final − 0.5",
                   "samples/s"], rows)

@@ -40,48 +40,65 @@ void take_signal(int from, Tag tag, MPI_Comm comm) {
   MPI_Recv(nullptr, 0, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
 }
 
-MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm) {
+namespace {
+
+template <typename T>
+MPI_Datatype datatype_of();
+template <>
+MPI_Datatype datatype_of<int>() {
+  return MPI_INT;
+}
+template <>
+MPI_Datatype datatype_of<double>() {
+  return MPI_DOUBLE;
+}
+template <>
+MPI_Datatype datatype_of<char>() {
+  return MPI_BYTE;
+}
+
+template <typename T>
+MPI_Request post_values(std::span<const T> values, int to, Tag tag, MPI_Comm comm) {
   MPI_Request request;
-  MPI_Isend(ids.data(), element_count(ids.size()), MPI_INT, to, tag, comm, &request);
+  MPI_Isend(values.data(), element_count(values.size()), datatype_of<T>(), to, tag, comm, &request);
   return request;
+}
+
+// Receives the message `status` announced (a probe's), whatever its length.
+template <typename T>
+std::vector<T> take_values(const MPI_Status& status, MPI_Comm comm) {
+  int count = 0;
+  MPI_Get_count(&status, datatype_of<T>(), &count);
+  std::vector<T> values(static_cast<size_t>(count));
+  MPI_Recv(values.data(), count, datatype_of<T>(), status.MPI_SOURCE, status.MPI_TAG, comm,
+           MPI_STATUS_IGNORE);
+  return values;
+}
+
+}  // namespace
+
+MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm) {
+  return post_values(ids, to, tag, comm);
 }
 
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm) {
-  int count = 0;
-  MPI_Get_count(&status, MPI_INT, &count);
-  std::vector<int> ids(static_cast<size_t>(count));
-  MPI_Recv(ids.data(), count, MPI_INT, status.MPI_SOURCE, status.MPI_TAG, comm, MPI_STATUS_IGNORE);
-  return ids;
+  return take_values<int>(status, comm);
 }
 
 MPI_Request post_doubles(std::span<const double> doubles, int to, Tag tag, MPI_Comm comm) {
-  MPI_Request request;
-  MPI_Isend(doubles.data(), element_count(doubles.size()), MPI_DOUBLE, to, tag, comm, &request);
-  return request;
+  return post_values(doubles, to, tag, comm);
 }
 
 std::vector<double> take_doubles(const MPI_Status& status, MPI_Comm comm) {
-  int count = 0;
-  MPI_Get_count(&status, MPI_DOUBLE, &count);
-  std::vector<double> doubles(static_cast<size_t>(count));
-  MPI_Recv(doubles.data(), count, MPI_DOUBLE, status.MPI_SOURCE, status.MPI_TAG, comm,
-           MPI_STATUS_IGNORE);
-  return doubles;
+  return take_values<double>(status, comm);
 }
 
 MPI_Request post_bytes(std::span<const char> bytes, int to, Tag tag, MPI_Comm comm) {
-  MPI_Request request;
-  MPI_Isend(bytes.data(), element_count(bytes.size()), MPI_BYTE, to, tag, comm, &request);
-  return request;
+  return post_values(bytes, to, tag, comm);
 }
 
 std::vector<char> take_bytes(const MPI_Status& status, MPI_Comm comm) {
-  int count = 0;
-  MPI_Get_count(&status, MPI_BYTE, &count);
-  std::vector<char> bytes(static_cast<size_t>(count));
-  MPI_Recv(bytes.data(), count, MPI_BYTE, status.MPI_SOURCE, status.MPI_TAG, comm,
-           MPI_STATUS_IGNORE);
-  return bytes;
+  return take_values<char>(status, comm);
 }
 
 MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
