@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/main.h"
+#include "model/learned_agent.h"
 
 namespace hetps::cli {
 namespace {
@@ -20,6 +21,9 @@ constexpr int kBadInput = 2;
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  // Petrel is built in the libtorch-free protocol part, which cannot read a learned agent's
+  // network (`protocol.agent_file`): it is told here how, before any command runs.
+  protocol::install_learned_agent_loader(model::load_learned_agent_file);
   CLI::App app(
       "hetps: synchronization protocols for parameter servers on heterogeneous "
       "clusters",

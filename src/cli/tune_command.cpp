@@ -6,6 +6,7 @@
 // asks for the same config reuses it ("cached"; --force reruns). Then writes the policy file
 // (config/switch_policy.h; default <runs>/policy.json) that `train` takes as
 // `protocol.policy_file`, and prints the chosen x and the runs (with --quiet too).
+// `hetps tune petrel` is in tune_petrel.h.
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -20,6 +21,7 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
+#include "cli/tune_petrel.h"
 #include "cli/usage_error.h"
 #include "config/resolve.h"
 #include "config/switch_policy.h"
@@ -184,6 +186,7 @@ void add_tune_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
   command->callback([flags] { tune_sync_switch(*flags); });
+  add_tune_petrel_command(*tune);
 }
 
 }  // namespace hetps::cli

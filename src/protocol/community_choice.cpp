@@ -69,4 +69,10 @@ CommunityChoice choose_communities(const Points& features, const CommunityChoice
   return best;
 }
 
+CommunityConfiguration HeuristicAgent::choose(const AgentObservation& observation) {
+  CommunityChoiceOptions options = options_;
+  options.seed = observation.seed;
+  return {choose_communities(observation.features, options).memberships.communities, staleness_};
+}
+
 }  // namespace hetps::protocol

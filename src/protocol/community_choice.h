@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <optional>
 
+#include "protocol/community_agent.h"
 #include "protocol/kmeans.h"
 
 namespace hetps::protocol {
@@ -31,5 +32,19 @@ struct CommunityChoice {
 // workers, vectors without a step time, a step time that is not positive, K_max < 1, a
 // negative threshold, or bad points (kmeans.h).
 CommunityChoice choose_communities(const Points& features, const CommunityChoiceOptions& options);
+
+// The heuristic as Petrel's agent (`agent = "heuristic"`): K from `choose_communities` over the
+// observed features, seeded with the run's seed; the staleness bound fixed.
+class HeuristicAgent : public CommunityAgent {
+ public:
+  // `options.seed` is ignored: each observation carries the run's.
+  HeuristicAgent(CommunityChoiceOptions options, int64_t staleness)
+      : options_(options), staleness_(staleness) {}
+  CommunityConfiguration choose(const AgentObservation& observation) override;
+
+ private:
+  CommunityChoiceOptions options_;
+  int64_t staleness_;
+};
 
 }  // namespace hetps::protocol

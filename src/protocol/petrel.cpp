@@ -2,16 +2,30 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include "protocol/community_choice.h"
 #include "protocol/dbscan.h"
 #include "protocol/hybrids.h"
 #include "protocol/param_specs.h"
+#include "protocol/silhouette.h"
 
 namespace hetps::protocol {
 
-Petrel::Petrel(PetrelOptions options) : options_(options), features_(1, options.window) {}
+Petrel::Petrel(PetrelOptions options)
+    : options_(options),
+      agent_(options.agent),
+      features_(1, options.window),
+      configuration_{1, options.community_staleness},
+      recent_loss_(static_cast<size_t>(options.window)) {
+  if (!agent_) {
+    agent_ = std::make_shared<HeuristicAgent>(
+        CommunityChoiceOptions{options.max_communities, options.homogeneity_threshold, 0},
+        options.community_staleness);
+  }
+}
 
 void Petrel::start(const RunShape& shape, Actions& actions) {
   workers_ = shape.workers;
@@ -21,6 +35,10 @@ void Petrel::start(const RunShape& shape, Actions& actions) {
   features_ = WorkerFeatures(workers_, options_.window);
   profiling_ = true;
   last_profile_time_ = 0;
+  configuration_ = {1, options_.community_staleness};
+  // The mean over about `window` rounds of every worker.
+  recent_loss_ = MovingMean(static_cast<size_t>(options_.window * workers_));
+  decision_loss_.reset();
   rounds_.emplace(workers_, options_.community_staleness, everyone());
   pending_record_ = nlohmann::json{{"reason", "profile"}};
   record_installed(actions);
@@ -30,17 +48,40 @@ Grouping Petrel::everyone() const {
   return Grouping{{std::vector<int>(live_.begin(), live_.end())}, false};
 }
 
-Grouping Petrel::communities_from_profile(std::optional<double>& silhouette) const {
+void Petrel::decide(double now, Actions& actions) {
   const std::vector<int> workers(live_.begin(), live_.end());
   const Points points = features_.normalized(workers);
-  Memberships memberships;
+  const double loss = recent_loss_.mean();
+  const double slope =
+      decision_loss_ && *decision_loss_ > 0 ? (loss - *decision_loss_) / *decision_loss_ : 0;
+  decision_loss_ = loss;
+  const CommunityConfiguration chosen = agent_->choose({.features = points,
+                                                        .current = configuration_,
+                                                        .loss_slope = slope,
+                                                        .seed = options_.seed,
+                                                        .now = now});
+  // An agent trained for more workers than are alive may ask for more communities.
+  configuration_ = {std::clamp(chosen.communities, 1, static_cast<int>(workers.size())),
+                    chosen.staleness};
+  std::optional<double> silhouette;
+  Grouping grouping = communities_of(workers, points, configuration_.communities, silhouette);
+  nlohmann::json record = {
+      {"reason", "profiled"},
+      {"staleness", configuration_.staleness == kUnbounded ? -1 : configuration_.staleness}};
+  if (silhouette) record["silhouette"] = *silhouette;
+  set_staleness(configuration_.staleness);
+  regroup(std::move(grouping), std::move(record), actions);
+}
+
+Grouping Petrel::communities_of(const std::vector<int>& workers, const Points& points,
+                                int communities, std::optional<double>& silhouette) const {
+  Memberships memberships{std::vector<int>(workers.size(), 0), 1};
   if (options_.dbscan) {
     memberships = dbscan(points, {options_.dbscan_eps, options_.dbscan_min_points});
-  } else {
-    CommunityChoice choice = choose_communities(
-        points, {options_.max_communities, options_.homogeneity_threshold, options_.seed});
-    memberships = std::move(choice.memberships);
-    silhouette = choice.silhouette;
+  } else if (communities > 1) {
+    memberships = kmeans(points, {.communities = communities, .seed = options_.seed});
+    // With fewer distinct workers than K, k-means makes fewer communities.
+    if (memberships.communities > 1) silhouette = silhouette_score(points, memberships);
   }
   Grouping grouping{std::vector<std::vector<int>>(static_cast<size_t>(memberships.communities)),
                     options_.aggregate_at_leader};
@@ -61,6 +102,15 @@ Grouping Petrel::communities_from_profile(std::optional<double>& silhouette) con
   return grouping;
 }
 
+void Petrel::set_staleness(int64_t staleness) {
+  // CommunityRounds takes its bound once, at construction, and its saved state holds everything
+  // else: a copy under the new bound carries on exactly. Called right before a regroup, whose
+  // quiesce starts no round, so no round starts under a bound between the two.
+  CommunityRounds bounded(workers_, staleness, rounds_->grouping());
+  bounded.restore_state(rounds_->save_state());
+  rounds_ = std::move(bounded);
+}
+
 void Petrel::on_pull_request(int worker, Actions& actions) {
   rounds_->on_pull_request(worker, actions);
   record_installed(actions);
@@ -72,6 +122,7 @@ void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
   if (!merged && update.steps > 0) {
     features_.observe(update.worker, update.compute_seconds / update.steps, update.comm_seconds);
   }
+  if (update.steps > 0) recent_loss_.add(update.train_loss);
   rounds_->on_update(update, actions);
   record_installed(actions);
   if (rounds_->quiescing()) return;
@@ -79,24 +130,20 @@ void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
     const std::vector<int64_t> rounds = rounds_->rounds();
     if (!rounds.empty() && rounds.front() >= options_.profile_steps &&
         features_.unprofiled().empty()) {
-      std::optional<double> silhouette;
-      Grouping grouping = communities_from_profile(silhouette);
       profiling_ = false;
       last_profile_time_ = update.now;
-      regroup(std::move(grouping), "profiled", silhouette, actions);
+      decide(update.now, actions);
     }
     return;
   }
   if (update.now - last_profile_time_ >= options_.regroup_interval_s) {
     profiling_ = true;
-    regroup(everyone(), "profile", std::nullopt, actions);
+    regroup(everyone(), {{"reason", "profile"}}, actions);
   }
 }
 
-void Petrel::regroup(Grouping grouping, const std::string& reason, std::optional<double> silhouette,
-                     Actions& actions) {
-  pending_record_ = nlohmann::json{{"reason", reason}};
-  if (silhouette) (*pending_record_)["silhouette"] = *silhouette;
+void Petrel::regroup(Grouping grouping, nlohmann::json record, Actions& actions) {
+  pending_record_ = std::move(record);
   rounds_->regroup(std::move(grouping), actions);
   record_installed(actions);
 }
@@ -127,19 +174,82 @@ nlohmann::json Petrel::save_state() const {
                           {"features", features_.save_state()},
                           {"rounds", rounds_->save_state()},
                           {"profiling", profiling_},
-                          {"last_profile_time", last_profile_time_}};
+                          {"last_profile_time", last_profile_time_},
+                          {"communities", configuration_.communities},
+                          {"staleness", configuration_.staleness},
+                          {"recent_loss", recent_loss_.save_state()}};
   if (pending_record_) state["pending_record"] = *pending_record_;
+  if (decision_loss_) state["decision_loss"] = *decision_loss_;
   return state;
 }
 
 void Petrel::restore_state(const nlohmann::json& state) {
   live_ = state.at("live").get<std::set<int>>();
   features_.restore_state(state.at("features"));
+  configuration_ = {state.at("communities").get<int>(), state.at("staleness").get<int64_t>()};
+  rounds_.emplace(workers_, configuration_.staleness, everyone());
   rounds_->restore_state(state.at("rounds"));
+  recent_loss_.restore_state(state.at("recent_loss"));
+  decision_loss_.reset();
+  if (state.contains("decision_loss")) decision_loss_ = state.at("decision_loss").get<double>();
   profiling_ = state.at("profiling").get<bool>();
   last_profile_time_ = state.at("last_profile_time").get<double>();
   pending_record_.reset();
   if (state.contains("pending_record")) pending_record_ = state.at("pending_record");
+}
+
+std::vector<ParamSpec> petrel_params() {
+  return {
+      number_param("profile_steps", 10, "BSP rounds over everyone that profile the workers", 1, 1e6,
+                   true),
+      number_param("max_communities", 4, "K_max: the most communities the agent forms", 1, 1024,
+                   true),
+      word_param("grouping", "kmeans",
+                 "how communities form: k-means with the agent's K, or DBSCAN",
+                 {"kmeans", "dbscan"}),
+      number_param("dbscan_eps", 0.3, "DBSCAN's radius over the normalized features", 1e-9, 1e9),
+      number_param("dbscan_min_points", 2, "DBSCAN's neighbours that make a core point", 1, 1e6,
+                   true),
+      word_param("aggregate_at", "leader",
+                 "where a community's updates are averaged: at its leader (one push per "
+                 "round) or at the server",
+                 {"leader", "server"}),
+      number_param("community_staleness", -1,
+                   "the most rounds a community may run ahead of another, with the heuristic "
+                   "agent; -1 = unbounded",
+                   -1, 1e9, true),
+      word_param("agent", "heuristic",
+                 "the configuration agent: heuristic (silhouette over K = 2..K_max) or learned "
+                 "(the network in agent_file, from `hetps tune petrel`)",
+                 {"heuristic", "learned"}),
+      text_param("agent_file",
+                 "the learned agent's file (hetps tune petrel --out); agent = learned"),
+      number_param("traffic_penalty", 1e-9,
+                   "the learned agent's reward: loss decrease per second minus this times bytes "
+                   "to the server per second (hetps tune petrel trains and scores with it)",
+                   0, 1e9),
+      number_param("homogeneity_threshold", 0.15,
+                   "one community when the step times' coefficient of variation is below", 0, 1e9),
+      number_param("regroup_interval", 30, "seconds between two profilings and regroups", 1e-9,
+                   1e12),
+      number_param("window", 10, "samples in each worker's moving profile", 1, 1e6, true),
+  };
+}
+
+PetrelOptions petrel_options(const config::ProtocolParams& params) {
+  PetrelOptions options;
+  options.profile_steps = static_cast<int>(number(params, "profile_steps"));
+  options.max_communities = static_cast<int>(number(params, "max_communities"));
+  options.dbscan = word(params, "grouping") == "dbscan";
+  options.dbscan_eps = number(params, "dbscan_eps");
+  options.dbscan_min_points = static_cast<int>(number(params, "dbscan_min_points"));
+  options.aggregate_at_leader = word(params, "aggregate_at") == "leader";
+  const double staleness = number(params, "community_staleness");
+  options.community_staleness = staleness < 0 ? kUnbounded : static_cast<int64_t>(staleness);
+  options.homogeneity_threshold = number(params, "homogeneity_threshold");
+  options.regroup_interval_s = number(params, "regroup_interval");
+  options.window = static_cast<int>(number(params, "window"));
+  return options;
 }
 
 ProtocolInfo petrel_protocol() {
@@ -147,49 +257,22 @@ ProtocolInfo petrel_protocol() {
       "petrel",
       "Petrel: communities of similar workers, synchronous inside (aggregated at a leader), "
       "asynchronous between, regrouped from profiles",
-      {
-          number_param("profile_steps", 10, "BSP rounds over everyone that profile the workers", 1,
-                       1e6, true),
-          number_param("max_communities", 4, "K_max: the most communities the agent forms", 1, 1024,
-                       true),
-          word_param("grouping", "kmeans",
-                     "how communities form: k-means with the agent's K, or DBSCAN",
-                     {"kmeans", "dbscan"}),
-          number_param("dbscan_eps", 0.3, "DBSCAN's radius over the normalized features", 1e-9,
-                       1e9),
-          number_param("dbscan_min_points", 2, "DBSCAN's neighbours that make a core point", 1, 1e6,
-                       true),
-          word_param("aggregate_at", "leader",
-                     "where a community's updates are averaged: at its leader (one push per "
-                     "round) or at the server",
-                     {"leader", "server"}),
-          number_param("community_staleness", -1,
-                       "the most rounds a community may run ahead of another; -1 = unbounded", -1,
-                       1e9, true),
-          word_param("agent", "heuristic",
-                     "the configuration agent: heuristic (silhouette over K = 2..K_max)",
-                     {"heuristic"}),
-          number_param("homogeneity_threshold", 0.15,
-                       "one community when the step times' coefficient of variation is below", 0,
-                       1e9),
-          number_param("regroup_interval", 30, "seconds between two profilings and regroups", 1e-9,
-                       1e12),
-          number_param("window", 10, "samples in each worker's moving profile", 1, 1e6, true),
-      },
-      [](const config::ProtocolParams& params) {
-        PetrelOptions options;
-        options.profile_steps = static_cast<int>(number(params, "profile_steps"));
-        options.max_communities = static_cast<int>(number(params, "max_communities"));
-        options.dbscan = word(params, "grouping") == "dbscan";
-        options.dbscan_eps = number(params, "dbscan_eps");
-        options.dbscan_min_points = static_cast<int>(number(params, "dbscan_min_points"));
-        options.aggregate_at_leader = word(params, "aggregate_at") == "leader";
-        const double staleness = number(params, "community_staleness");
-        options.community_staleness = staleness < 0 ? kUnbounded : static_cast<int64_t>(staleness);
-        options.homogeneity_threshold = number(params, "homogeneity_threshold");
-        options.regroup_interval_s = number(params, "regroup_interval");
-        options.window = static_cast<int>(number(params, "window"));
-        return std::make_unique<Petrel>(options);
+      petrel_params(), [](const config::ProtocolParams& params) {
+        PetrelOptions options = petrel_options(params);
+        const std::string& agent_file = word(params, "agent_file");
+        if (word(params, "agent") == "learned") {
+          if (agent_file.empty()) {
+            throw std::invalid_argument(
+                "protocol.agent = \"learned\" needs protocol.agent_file, the file `hetps tune "
+                "petrel` writes; none was given");
+          }
+          options.agent = load_learned_agent(agent_file);
+        } else if (!agent_file.empty()) {
+          throw std::invalid_argument("protocol.agent_file = \"" + agent_file +
+                                      "\" is for protocol.agent = \"learned\"; the agent is \"" +
+                                      word(params, "agent") + "\"");
+        }
+        return std::make_unique<Petrel>(std::move(options));
       }};
 }
 

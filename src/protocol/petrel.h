@@ -2,27 +2,34 @@
 //   1. Profiling. The first `profile_steps` rounds run as BSP over everyone (one community,
 //      aggregated at the server), each worker's step and round-trip times feeding its moving
 //      window (WorkerFeatures).
-//   2. Communities. The agent picks the configuration from the normalized features: the
-//      heuristic agent K = 1 for alike workers, else the K of k-means with the best silhouette
-//      (community_choice.h); `grouping = "dbscan"` groups by DBSCAN instead. Each community is
+//   2. Communities. The configuration agent (community_agent.h) sees the normalized features,
+//      the installed configuration and the loss slope, and answers K and the staleness bound:
+//      the heuristic agent K = 1 for alike workers, else the K of k-means with the best
+//      silhouette (community_choice.h); the learned agent its network's choice. Petrel forms K
+//      communities by k-means (`grouping = "dbscan"`: by DBSCAN, whatever K). Each community is
 //      led by its member with the fastest link (the smallest round trip), and runs
 //      CommunityRounds: synchronous inside, aggregated at the leader (or the server),
-//      asynchronous between communities, optionally bounded by `community_staleness`.
+//      asynchronous between communities, bounded by the agent's staleness.
 //   3. Regrouping. Every `regroup_interval` seconds of engine time the workers are profiled
 //      again (step 1) and regrouped (step 2). (The spec's regroup on feature drift is not built
 //      yet: a leader's merged update carries its community's slowest step, not each member's.) Each
 //      regroup takes effect once every community finished its round, and is a `regroup` record
-//      (reason, communities with their leaders first, aggregation, and the agent's silhouette score
-//      when it used one).
+//      (reason, communities with their leaders first, aggregation, the staleness bound, and the
+//      silhouette score of k-means' communities when there are two or more).
 // A dead worker leaves its community at once (CommunityRounds) and the profile.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "protocol/community_agent.h"
 #include "protocol/community_rounds.h"
+#include "protocol/moving_mean.h"
 #include "protocol/protocol.h"
+#include "protocol/registry.h"
 #include "protocol/worker_features.h"
 
 namespace hetps::protocol {
@@ -39,7 +46,15 @@ struct PetrelOptions {
   double regroup_interval_s = 30;
   int window = 10;
   uint64_t seed = 0;
+  // Null: the heuristic agent over max_communities, homogeneity_threshold and
+  // community_staleness.
+  std::shared_ptr<CommunityAgent> agent;
 };
+
+// Petrel's `protocol.*` parameters, and the options they give (the agent left null: the
+// caller makes it from `agent` and `agent_file`).
+std::vector<ParamSpec> petrel_params();
+PetrelOptions petrel_options(const config::ProtocolParams& params);
 
 class Petrel : public Protocol {
  public:
@@ -59,19 +74,28 @@ class Petrel : public Protocol {
  private:
   // One community of every live worker, aggregated at the server: BSP, to measure everyone.
   Grouping everyone() const;
-  Grouping communities_from_profile(std::optional<double>& silhouette) const;
-  void regroup(Grouping grouping, const std::string& reason, std::optional<double> silhouette,
-               Actions& actions);
+  // Asks the agent for a configuration on the profile, applies its staleness bound and
+  // regroups into its communities.
+  void decide(double now, Actions& actions);
+  Grouping communities_of(const std::vector<int>& workers, const Points& points, int communities,
+                          std::optional<double>& silhouette) const;
+  void set_staleness(int64_t staleness);
+  void regroup(Grouping grouping, nlohmann::json record, Actions& actions);
   // Writes the `regroup` record once a requested regroup has taken effect.
   void record_installed(Actions& actions);
 
   PetrelOptions options_;
+  std::shared_ptr<CommunityAgent> agent_;
   int workers_ = 0;
   std::set<int> live_;
   WorkerFeatures features_;
   std::optional<CommunityRounds> rounds_;
   bool profiling_ = true;
   double last_profile_time_ = 0;
+  CommunityConfiguration configuration_;
+  MovingMean recent_loss_;
+  // The mean training loss at the previous decision, for the agent's loss slope.
+  std::optional<double> decision_loss_;
   // The next regroup record, written once its grouping is installed.
   std::optional<nlohmann::json> pending_record_;
 };

@@ -1,0 +1,93 @@
+// `hetps tune petrel` on a tiny synthetic job, and `train` with the agent file it writes.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/hetps_process.h"
+
+namespace hetps::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+using testing::Outcome;
+using testing::read_file;
+using testing::run_hetps;
+using testing::ScratchDir;
+
+// The episodes' job, smaller than tune's defaults: four workers, a few thousand samples.
+std::vector<std::string> with_tiny_job(std::vector<std::string> args) {
+  for (const char* set : {"cluster.workers=4", "train.max_samples=3000",
+                          "protocol.regroup_interval=0.1", "protocol.max_communities=2"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  return args;
+}
+
+TEST(TunePetrel, TrainsWritesTheAgentAndTrainRunsWithIt) {
+  const ScratchDir scratch;
+  const fs::path agent = scratch / "agent.pt";
+  const Outcome tune = run_hetps(with_tiny_job({"tune", "petrel", "--episodes", "3", "--threads",
+                                                "2", "--held-out", "2", "--out", agent.string()}));
+  ASSERT_EQ(tune.exit_code, 0) << tune.output;
+  EXPECT_THAT(tune.output, HasSubstr("[3/3] "));
+  EXPECT_THAT(tune.output, HasSubstr("mean reward: heuristic "));
+  EXPECT_THAT(tune.output, HasSubstr("agent file: " + agent.string()));
+  ASSERT_TRUE(fs::exists(agent));
+  EXPECT_FALSE(fs::exists(agent.string() + ".partial"));
+  const nlohmann::json evaluation =
+      nlohmann::json::parse(read_file(agent.string() + ".evaluation.json"));
+  EXPECT_EQ(evaluation.at("episodes"), 3);
+  ASSERT_EQ(evaluation.at("clusters").size(), 2u);
+  for (const nlohmann::json& cluster : evaluation.at("clusters")) {
+    EXPECT_GT(cluster.at("heuristic").at("decisions"), 0);
+    EXPECT_GT(cluster.at("learned").at("decisions"), 0);
+  }
+
+  const Outcome train = run_hetps({"train", "--quiet",
+                                   "--out", (scratch / "run").string(),
+                                   "--set", "protocol.name=petrel",
+                                   "--set", "protocol.agent=learned",
+                                   "--set", "protocol.agent_file=" + agent.string(),
+                                   "--set", "data.name=synthetic",
+                                   "--set", "data.synthetic_train=512",
+                                   "--set", "data.synthetic_test=128",
+                                   "--set", "train.max_samples=2000",
+                                   "--set", "cluster.workers=4",
+                                   "--set", "protocol.profile_steps=2"});
+  ASSERT_EQ(train.exit_code, 0) << train.output;
+  const std::string log = read_file(scratch / "run" / "log.jsonl");
+  EXPECT_THAT(log, HasSubstr("\"reason\":\"profiled\""));
+  EXPECT_THAT(log, HasSubstr("\"staleness\":"));
+}
+
+TEST(TunePetrel, BadAgentSettingsAreNamed) {
+  const ScratchDir scratch;
+  const std::vector<std::string> job = {
+      "--set", "data.name=synthetic",  "--set", "train.max_samples=500",
+      "--set", "protocol.name=petrel", "--set", "protocol.agent=learned"};
+  std::vector<std::string> no_file = {"train", "--out", (scratch / "a").string()};
+  no_file.insert(no_file.end(), job.begin(), job.end());
+  const Outcome without = run_hetps(no_file);
+  EXPECT_EQ(without.exit_code, 2) << without.output;
+  EXPECT_THAT(without.output, HasSubstr("protocol.agent = \"learned\" needs protocol.agent_file"));
+
+  const fs::path missing = scratch / "missing.pt";
+  std::vector<std::string> missing_file = no_file;
+  missing_file[2] = (scratch / "b").string();
+  missing_file.insert(missing_file.end(), {"--set", "protocol.agent_file=" + missing.string()});
+  const Outcome not_there = run_hetps(missing_file);
+  EXPECT_EQ(not_there.exit_code, 2) << not_there.output;
+  EXPECT_THAT(not_there.output, HasSubstr("agent file " + missing.string() + ": no such file"));
+
+  const Outcome on_threads = run_hetps({"tune", "petrel", "--episodes", "1", "--set",
+                                        "engine=threads", "--out", (scratch / "c.pt").string()});
+  EXPECT_EQ(on_threads.exit_code, 2) << on_threads.output;
+  EXPECT_THAT(on_threads.output, HasSubstr("engine = \"threads\": hetps tune petrel trains on "
+                                           "simulator episodes"));
+}
+
+}  // namespace
+}  // namespace hetps::cli
