@@ -16,6 +16,7 @@
 
 #include "bench/mpi_transport/engine_exchange.h"
 #include "bench/mpi_transport/raw_ping_pong.h"
+#include "config/config.h"
 #include "mpi/communicator.h"
 #include "mpi/session.h"
 
@@ -55,8 +56,10 @@ Row measure(size_t model_mib, const Options& options) {
   const int rounds = static_cast<int>(std::ceil(kBytesPerBatch / bytes_each_way));
   const double bytes_per_batch = 2 * bytes_each_way * rounds;
 
-  const mpi::Communicator raw_comm;
-  const mpi::Communicator engine_comm;
+  // As long as a run would wait for its ranks (run.stall_timeout_s's default).
+  const double patience = config::Config{}.run.stall_timeout_s;
+  const mpi::Communicator raw_comm(patience);
+  const mpi::Communicator engine_comm(patience);
   RawPingPong raw(raw_comm.get(), floats);
   const auto engine = EngineExchange::start(engine_comm.get(), floats);
   raw.round_trips(kWarmUpRounds);

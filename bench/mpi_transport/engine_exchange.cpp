@@ -54,12 +54,12 @@ class ServerEnd : public EngineExchange {
       : comm_(comm),
         config_(one_worker_asp()),
         evaluator_(floats),
-        layout_(config_.cluster, comm),
+        layout_(config_.cluster, comm, config_.run.stall_timeout_s),
         endpoint_(comm, layout_, {0, floats}, nullptr, clock_),
         loop_(
             config_, data_, evaluator_, listener_, endpoint_, [this] { return clock_.now(); },
             [this](int worker) { return layout_.describe_worker(worker); }) {
-    clock_.start(comm);
+    clock_.start(comm, config_.run.stall_timeout_s);
     loop_.start();
     serve_next();  // the first pull
   }
@@ -105,10 +105,10 @@ class WorkerEnd : public EngineExchange {
  public:
   WorkerEnd(MPI_Comm comm, size_t floats)
       : comm_(comm),
-        layout_(one_worker_asp().cluster, comm),
+        layout_(one_worker_asp().cluster, comm, one_worker_asp().run.stall_timeout_s),
         // One server: no shard rank sends slices, so the slice communicator is never used.
         endpoint_(comm, comm, layout_, {{0, floats}}, clock_) {
-    clock_.start(comm);
+    clock_.start(comm, one_worker_asp().run.stall_timeout_s);
     endpoint_.ask_first_pull();
     pulled_ = next_reply();
   }
