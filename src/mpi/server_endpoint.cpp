@@ -91,7 +91,14 @@ void ServerEndpoint::serve_one(double deadline, engine::ServerLoop& server) {
 void ServerEndpoint::evaluate(engine::ServerState& state, double time) {
   clock_.stand_still();
   tell_workers_the_clock();
-  state.evaluate(time);
+  try {
+    state.evaluate(time);
+  } catch (...) {
+    // The run ends with the error: its clock must run again, or the deadlines of the stop
+    // that follows would never come.
+    clock_.run_on();
+    throw;
+  }
   clock_.run_on();
   tell_workers_the_clock();
 }

@@ -119,7 +119,7 @@ void WorkerEndpoint::wait_for_relays() {
   relays_.clear();
 }
 
-void WorkerEndpoint::follow_server_clock() {
+void WorkerEndpoint::follow_server_clock() const {
   while (probe(comm_, server_, kClock)) {
     clock_.follow(take_header<RunClock::State>(server_, kClock, comm_));
   }

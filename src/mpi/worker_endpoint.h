@@ -41,7 +41,12 @@ class WorkerEndpoint : public engine::WorkerLink {
   WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
                  std::vector<params::KeyRange> slices, RunClock& clock);
 
-  double now() const override { return clock_.now(); }
+  // Follows the server's clock messages that came first: a time read between two waits (after a
+  // step, or a transfer that outlasted an evaluation on rank 0) must leave out that pause too.
+  double now() const override {
+    follow_server_clock();
+    return clock_.now();
+  }
   void ask_first_pull() override;
   std::optional<engine::PulledModel> receive(double deadline) override;
   bool run_over() override { return stop_seen_; }
@@ -87,7 +92,8 @@ class WorkerEndpoint : public engine::WorkerLink {
   void take_and_drop(const MPI_Status& message);
   void wait_for_relays();
   // Takes the server's kClock messages that came, in order, into this rank's clock.
-  void follow_server_clock();
+  // Const: it moves the run's clock (a reference), not this endpoint.
+  void follow_server_clock() const;
 
   MPI_Comm comm_;
   MPI_Comm slice_comm_;  // the other shard ranks' slices of replies (RankSetup)

@@ -2,11 +2,13 @@
 // the same order (the engine's ranks meet in each run). Rank 0 reports as GoogleTest does; the
 // other ranks report only their failures, named by rank, so that the output reads once.
 #include <gtest/gtest.h>
+#include <mpi.h>
 
 #include <iostream>
 
 #include <fmt/ostream.h>
 
+#include "engine/small_run.h"
 #include "mpi/mpi_engine.h"
 #include "mpi/session.h"
 
@@ -29,6 +31,7 @@ class FailurePrinter : public ::testing::EmptyTestEventListener {
 int main(int argc, char** argv) {
   hetps::mpi::start_session(&argc, &argv);
   hetps::mpi::register_mpi_engine();
+  hetps::testing::before_each_real_run() = [] { MPI_Barrier(MPI_COMM_WORLD); };
   ::testing::InitGoogleTest(&argc, argv);
   if (hetps::mpi::world_rank() != 0) {
     auto& listeners = ::testing::UnitTest::GetInstance()->listeners();
