@@ -20,10 +20,12 @@ std::vector<ReplyBatch::Route> ReplyBatch::take() {
                                [&](const Route& route) { return route.worker == worker; });
   };
   // A leader hands on plain replies only: one that makes its receiver a leader in turn carries
-  // that leader's members, and a leader relayed itself has nothing to hand on yet.
+  // that leader's members, one with data shares carries them (on mpi only the server sends
+  // them), and a leader relayed itself has nothing to hand on yet.
   for (Route& route : pending_) {
     const int leader = merged_by_[static_cast<size_t>(route.worker)];
-    if (leader != protocol::kServer && route.plan.gather_from.empty() && answered(leader)) {
+    if (leader != protocol::kServer && route.plan.gather_from.empty() &&
+        route.plan.data_shares.empty() && answered(leader)) {
       route.via = leader;
     }
   }

@@ -36,6 +36,18 @@ TEST(ReplyBatchTest, AMemberAnsweredWithoutItsLeaderIsAnsweredByTheServer) {
   EXPECT_EQ(workers_and_vias(batch), (std::vector<std::pair<int, int>>{{2, kServer}, {1, 2}}));
 }
 
+TEST(ReplyBatchTest, AReplyWithDataSharesComesFromTheServer) {
+  ReplyBatch batch(3);
+  batch.merged(2, {0, 1});
+  protocol::WorkerPlan with_shares;
+  with_shares.data_shares = {0.5, 0.25, 0.25};
+  batch.add(0, with_shares);
+  batch.add(1, {});
+  batch.add(2, {});
+  EXPECT_EQ(workers_and_vias(batch),
+            (std::vector<std::pair<int, int>>{{0, kServer}, {2, kServer}, {1, 2}}));
+}
+
 TEST(ReplyBatchTest, ARelayIsForTheRoundAfterAMergeOnly) {
   ReplyBatch batch(2);
   batch.merged(1, {0});
