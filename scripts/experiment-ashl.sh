@@ -45,15 +45,11 @@ run_setting() {  # SCENARIO WORKERS
 
 start=$(date +%s)
 for scenario in hetero-network hetero-compute; do
-  # Two settings at a time (two cores); both finish before a failure of either stops the script.
   run_setting "$scenario" 8 &
   eight=$!
   run_setting "$scenario" 16 &
   sixteen=$!
-  status=0
-  wait "$eight" || status=$?
-  wait "$sixteen" || status=$?
-  ((status == 0)) || exit "$status"
+  wait_all "$eight" "$sixteen" || exit $?
 done
 
 python3 scripts/ashl_report.py "$out" docs/protocols/ashl.md

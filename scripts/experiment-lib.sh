@@ -20,3 +20,13 @@ compare_once() {  # NAME PROTOCOLS [hetps compare options]...
   nice -n 19 stdbuf -oL "$hetps" compare --force --protocols "$protocols" "$@" \
     --out "$out/$name" | progress_lines
 }
+
+# Waits for every background job given (two comparisons run at a time, one per core), so that
+# both finish before a failure of either stops the script; returns the last failing status.
+wait_all() {  # PID...
+  local status=0 pid
+  for pid in "$@"; do
+    wait "$pid" || status=$?
+  done
+  return "$status"
+}

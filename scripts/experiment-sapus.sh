@@ -30,11 +30,7 @@ for scenario in hetero-compute hetero-network; do
     compare_once "$scenario-${workers}w-stragglers" "$protocols" "${setting[@]}" \
       "${stragglers[@]}" &
     straggling=$!
-    # Both finish before a failure of either stops the script.
-    status=0
-    wait "$plain" || status=$?
-    wait "$straggling" || status=$?
-    ((status == 0)) || exit "$status"
+    wait_all "$plain" "$straggling" || exit $?
   done
 done
 
