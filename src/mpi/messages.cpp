@@ -145,7 +145,8 @@ int64_t UpdateHeader::pushed_bytes(int64_t model_bytes) const {
   return compressed() ? kept_entries * worker::SparseDelta::kBytesPerEntry : model_bytes;
 }
 
-protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members) const {
+protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members,
+                                        std::vector<double> merged_step_seconds) const {
   protocol::UpdateInfo info;
   info.id = id;
   info.worker = worker;
@@ -160,6 +161,7 @@ protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members) const {
   info.push_seconds = push_seconds;
   info.pull_seconds = pull_seconds;
   info.members = std::move(merged_members);
+  info.merged_step_seconds = std::move(merged_step_seconds);
   return info;
 }
 

@@ -2,7 +2,8 @@
 // rank runs the same hetps binary on the same kind of machine. A model or an update travels as
 // its own message of floats, straight from and into the buffer it lives in.
 //   worker → server: kFirstPull (empty); kUpdateHeader (UpdateHeader) followed by
-//                    kUpdateMembers (a leader's update: its members) and kUpdatePayload (the
+//                    kUpdateMembers and kUpdateStepTimes (a leader's update: its members, and
+//                    everyone's seconds per step, doubles) and kUpdatePayload (the
 //                    update), or for a top-k compressed update kSparseIndices and
 //                    kSparseValues (its kept entries, sparse_wire.h); kWorkerGone (the error, empty
 //                    for an injected crash) followed by kGoneMembers (the members whose updates a
@@ -66,6 +67,7 @@ enum Tag : int {
   kSparseValues,
   kClock,
   kReplyShares,
+  kUpdateStepTimes,
 };
 
 // A pull reply's header: the plan but its list of members (kReplyMembers), and how many
@@ -117,8 +119,9 @@ struct UpdateHeader {
   // The bytes the push carries to the server shards (engine::push_bytes), `model_bytes` when
   // dense.
   int64_t pushed_bytes(int64_t model_bytes) const;
-  // The info, once its members are known.
-  protocol::UpdateInfo info(std::vector<int> members) const;
+  // The info, once a leader's members and their step times are known (empty for others).
+  protocol::UpdateInfo info(std::vector<int> members = {},
+                            std::vector<double> merged_step_seconds = {}) const;
 };
 
 // MPI counts elements in an int.
@@ -155,7 +158,7 @@ MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
 // Receives the ids message `status` describes (from `probe`).
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
 
-// Doubles (kReplyShares): `doubles` must stay alive until the request completes.
+// Doubles (kReplyShares, kUpdateStepTimes): `doubles` must stay alive until the request completes.
 MPI_Request post_doubles(std::span<const double> doubles, int to, Tag tag, MPI_Comm comm);
 // Receives the doubles message `status` describes (from `probe`).
 std::vector<double> take_doubles(const MPI_Status& status, MPI_Comm comm);

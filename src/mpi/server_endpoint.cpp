@@ -122,10 +122,12 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
     case kUpdateHeader: {
       const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
       std::vector<int> members;
+      std::vector<double> step_seconds;
       if (header.members > 0) {
         members = take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+        step_seconds = take_doubles(wait_for_message(comm_, rank, kUpdateStepTimes), comm_);
       }
-      const protocol::UpdateInfo info = header.info(std::move(members));
+      const protocol::UpdateInfo info = header.info(std::move(members), std::move(step_seconds));
       if (info.worker != worker || info.id != server.owed_update(worker)) {
         throw std::logic_error(fmt::format(
             "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
@@ -187,7 +189,10 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
   switch (message.MPI_TAG) {
     case kUpdateHeader: {
       const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
-      if (header.members > 0) take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+      if (header.members > 0) {
+        take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+        take_doubles(wait_for_message(comm_, rank, kUpdateStepTimes), comm_);
+      }
       if (header.compressed()) {
         sparse_.take(rank, comm_);
         return false;

@@ -144,11 +144,13 @@ void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<con
   pushed_ = UpdateHeader::of(info);
   if (sparse != nullptr) pushed_.kept_entries = static_cast<int64_t>(sparse->indices.size());
   pushed_members_ = info.members;
+  pushed_step_seconds_ = info.merged_step_seconds;
   std::vector<MPI_Request> requests;
   for (const UpdatePart& to : parts) {
     requests.push_back(post_header(pushed_, to.rank, header_tag, comm_));
     if (&to == &parts.front() && !pushed_members_.empty()) {
       requests.push_back(post_ids(pushed_members_, to.rank, kUpdateMembers, comm_));
+      requests.push_back(post_doubles(pushed_step_seconds_, to.rank, kUpdateStepTimes, comm_));
     }
     if (sparse == nullptr) {
       requests.push_back(
@@ -214,7 +216,7 @@ engine::MemberMessage WorkerEndpoint::take_member_update(const MPI_Status& heade
   MPI_Request request = post_receive_floats(buffer, source, kMemberUpdatePayload, comm_);
   wait_for(request);
   return engine::MemberMessage{
-      .member = member, .gone = false, .info = header.info({}), .update = buffer, .arrives = now()};
+      .member = member, .gone = false, .info = header.info(), .update = buffer, .arrives = now()};
 }
 
 void WorkerEndpoint::report_gone(const std::string& error,

@@ -103,10 +103,11 @@ class WorkerEndpoint : public engine::WorkerLink {
   RunClock& clock_;  // follows the server's (kClock) wherever this rank waits
   std::vector<float> model_;
   std::vector<float> update_;
-  UpdateHeader pushed_;              // the header in flight during a push
-  std::vector<int> pushed_members_;  // ... and a leader's members
-  double push_seconds_ = 0;          // the last push's duration
-  std::list<Relay> relays_;          // a list: MPI reads each header where it was put
+  UpdateHeader pushed_;                      // the header in flight during a push
+  std::vector<int> pushed_members_;          // ... and a leader's members
+  std::vector<double> pushed_step_seconds_;  // ... and everyone's seconds per step
+  double push_seconds_ = 0;                  // the last push's duration
+  std::list<Relay> relays_;                  // a list: MPI reads each header where it was put
   std::map<int, std::vector<float>> member_updates_;  // by member
   std::deque<int> gone_members_;                      // kMemberGone taken while not gathering
   bool gone_ = false;                                 // this worker reported itself gone

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -36,6 +37,8 @@ void Petrel::start(const RunShape& shape, Actions& actions) {
   profiling_ = true;
   last_profile_time_ = 0;
   configuration_ = {1, options_.community_staleness};
+  decided_features_.clear();
+  samples_since_decision_.clear();
   // The mean over about `window` rounds of every worker.
   recent_loss_ = MovingMean(static_cast<size_t>(options_.window * workers_));
   decision_loss_.reset();
@@ -48,9 +51,10 @@ Grouping Petrel::everyone() const {
   return Grouping{{std::vector<int>(live_.begin(), live_.end())}, false};
 }
 
-void Petrel::decide(double now, Actions& actions) {
+void Petrel::decide(double now, nlohmann::json record, Actions& actions) {
   const std::vector<int> workers(live_.begin(), live_.end());
   const Points points = features_.normalized(workers);
+  measure_drift_from_here();
   const double loss = recent_loss_.mean();
   const double slope =
       decision_loss_ && *decision_loss_ > 0 ? (loss - *decision_loss_) / *decision_loss_ : 0;
@@ -60,14 +64,13 @@ void Petrel::decide(double now, Actions& actions) {
                                                         .loss_slope = slope,
                                                         .seed = options_.seed,
                                                         .now = now});
-  // An agent trained for more workers than are alive may ask for more communities.
-  configuration_ = {std::clamp(chosen.communities, 1, static_cast<int>(workers.size())),
-                    chosen.staleness};
+  // A learned agent's actions are those it was trained with: it may ask for more communities
+  // than max_communities, or than there are live workers.
+  const int most = std::min(options_.max_communities, static_cast<int>(workers.size()));
+  configuration_ = {std::clamp(chosen.communities, 1, most), chosen.staleness};
   std::optional<double> silhouette;
   Grouping grouping = communities_of(workers, points, configuration_.communities, silhouette);
-  nlohmann::json record = {
-      {"reason", "profiled"},
-      {"staleness", configuration_.staleness == kUnbounded ? -1 : configuration_.staleness}};
+  record["staleness"] = configuration_.staleness == kUnbounded ? -1 : configuration_.staleness;
   if (silhouette) record["silhouette"] = *silhouette;
   set_staleness(configuration_.staleness);
   regroup(std::move(grouping), std::move(record), actions);
@@ -116,13 +119,73 @@ void Petrel::on_pull_request(int worker, Actions& actions) {
   record_installed(actions);
 }
 
-void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
-  // A leader's merged update carries its community's slowest step, not its own time.
-  const bool merged = !update.members.empty();
-  if (!merged && update.steps > 0) {
+void Petrel::observe(const UpdateInfo& update) {
+  if (update.steps <= 0) return;
+  recent_loss_.add(update.train_loss);
+  if (update.members.empty()) {
     features_.observe(update.worker, update.compute_seconds / update.steps, update.comm_seconds);
+    ++samples_since_decision_[update.worker];
+    return;
   }
-  if (update.steps > 0) recent_loss_.add(update.train_loss);
+  if (update.merged_step_seconds.size() != update.members.size() + 1) {
+    throw std::logic_error("petrel: leader " + std::to_string(update.worker) + "'s update has " +
+                           std::to_string(update.merged_step_seconds.size()) +
+                           " step times for itself and " + std::to_string(update.members.size()) +
+                           " members");
+  }
+  features_.observe(update.worker, update.merged_step_seconds.front(), update.comm_seconds);
+  ++samples_since_decision_[update.worker];
+  // A member's round trip is measured only while profiling, when it talks to the server (now
+  // it talks to its leader): its profile keeps that.
+  for (size_t m = 0; m < update.members.size(); ++m) {
+    const int member = update.members[m];
+    if (!live_.contains(member) || !features_.profiled(member)) continue;
+    features_.observe(member, update.merged_step_seconds[m + 1],
+                      features_.mean_round_trip_seconds(member));
+    ++samples_since_decision_[member];
+  }
+}
+
+void Petrel::measure_drift_from_here() {
+  const std::vector<int> workers(live_.begin(), live_.end());
+  const Points points = features_.normalized(workers);
+  decided_features_.clear();
+  for (size_t p = 0; p < workers.size(); ++p) decided_features_[workers[p]] = points[p];
+  samples_since_decision_.clear();
+}
+
+std::optional<std::pair<int, double>> Petrel::drift() const {
+  if (options_.drift_threshold <= 0 || decided_features_.empty()) return std::nullopt;
+  const std::vector<int> workers(live_.begin(), live_.end());
+  // Until every window holds only samples from after the decision, it still mixes in those
+  // the decision saw: one change would otherwise fire again and again as the windows fill.
+  for (const int worker : workers) {
+    const auto samples = samples_since_decision_.find(worker);
+    if (samples == samples_since_decision_.end() || samples->second < options_.window) {
+      return std::nullopt;
+    }
+  }
+  const Points points = features_.normalized(workers);
+  std::optional<std::pair<int, double>> most;
+  for (size_t p = 0; p < workers.size(); ++p) {
+    const auto decided = decided_features_.find(workers[p]);
+    if (decided == decided_features_.end()) continue;
+    double moved = 0;
+    for (size_t f = 0; f < kFeatureCount; ++f) {
+      const double now = points[p][f];
+      const double then = decided->second[f];
+      // A zero feature is one nobody has (no network time on a network-free simulation).
+      if (now > 0 && then > 0) moved = std::max(moved, std::max(now / then, then / now) - 1);
+    }
+    if (moved > options_.drift_threshold && (!most || moved > most->second)) {
+      most = {workers[p], moved};
+    }
+  }
+  return most;
+}
+
+void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
+  observe(update);
   rounds_->on_update(update, actions);
   record_installed(actions);
   if (rounds_->quiescing()) return;
@@ -132,13 +195,17 @@ void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
         features_.unprofiled().empty()) {
       profiling_ = false;
       last_profile_time_ = update.now;
-      decide(update.now, actions);
+      decide(update.now, {{"reason", "profiled"}}, actions);
     }
     return;
   }
   if (update.now - last_profile_time_ >= options_.regroup_interval_s) {
     profiling_ = true;
+    decided_features_.clear();
     regroup(everyone(), {{"reason", "profile"}}, actions);
+  } else if (const auto drifted = drift()) {
+    decide(update.now,
+           {{"reason", "drift"}, {"worker", drifted->first}, {"drift", drifted->second}}, actions);
   }
 }
 
@@ -165,6 +232,8 @@ void Petrel::record_installed(Actions& actions) {
 void Petrel::on_worker_failed(int worker, Actions& actions) {
   if (!live_.erase(worker)) return;
   features_.forget(worker);
+  // The others' features are normalized by a median that moved.
+  if (!decided_features_.empty() && !live_.empty()) measure_drift_from_here();
   rounds_->on_worker_failed(worker, actions);
   record_installed(actions);
 }
@@ -177,7 +246,9 @@ nlohmann::json Petrel::save_state() const {
                           {"last_profile_time", last_profile_time_},
                           {"communities", configuration_.communities},
                           {"staleness", configuration_.staleness},
-                          {"recent_loss", recent_loss_.save_state()}};
+                          {"recent_loss", recent_loss_.save_state()},
+                          {"decided_features", decided_features_},
+                          {"samples_since_decision", samples_since_decision_}};
   if (pending_record_) state["pending_record"] = *pending_record_;
   if (decision_loss_) state["decision_loss"] = *decision_loss_;
   return state;
@@ -190,6 +261,8 @@ void Petrel::restore_state(const nlohmann::json& state) {
   rounds_.emplace(workers_, configuration_.staleness, everyone());
   rounds_->restore_state(state.at("rounds"));
   recent_loss_.restore_state(state.at("recent_loss"));
+  decided_features_ = state.at("decided_features").get<std::map<int, std::vector<double>>>();
+  samples_since_decision_ = state.at("samples_since_decision").get<std::map<int, int>>();
   decision_loss_.reset();
   if (state.contains("decision_loss")) decision_loss_ = state.at("decision_loss").get<double>();
   profiling_ = state.at("profiling").get<bool>();
@@ -232,6 +305,11 @@ std::vector<ParamSpec> petrel_params() {
                    "one community when the step times' coefficient of variation is below", 0, 1e9),
       number_param("regroup_interval", 30, "seconds between two profilings and regroups", 1e-9,
                    1e12),
+      number_param("drift_threshold", 0.5,
+                   "regroup when a worker's step time or round trip, relative to the median "
+                   "worker's, changed by more than this factor minus 1 (0.5: grew 1.5x or "
+                   "shrank to 1/1.5) since the last decision; 0 = never",
+                   0, 1e9),
       number_param("window", 10, "samples in each worker's moving profile", 1, 1e6, true),
   };
 }
@@ -248,6 +326,7 @@ PetrelOptions petrel_options(const config::ProtocolParams& params) {
   options.community_staleness = staleness < 0 ? kUnbounded : static_cast<int64_t>(staleness);
   options.homogeneity_threshold = number(params, "homogeneity_threshold");
   options.regroup_interval_s = number(params, "regroup_interval");
+  options.drift_threshold = number(params, "drift_threshold");
   options.window = static_cast<int>(number(params, "window"));
   return options;
 }

@@ -11,18 +11,25 @@
 //      CommunityRounds: synchronous inside, aggregated at the leader (or the server),
 //      asynchronous between communities, bounded by the agent's staleness.
 //   3. Regrouping. Every `regroup_interval` seconds of engine time the workers are profiled
-//      again (step 1) and regrouped (step 2). (The spec's regroup on feature drift is not built
-//      yet: a leader's merged update carries its community's slowest step, not each member's.) Each
-//      regroup takes effect once every community finished its round, and is a `regroup` record
-//      (reason, communities with their leaders first, aggregation, the staleness bound, and the
+//      again (step 1) and regrouped (step 2). Between two, every update keeps feeding the
+//      profile (a leader's carries each member's step time); when a worker's normalized step
+//      time or round trip has changed by a factor of more than 1 + `drift_threshold` (up or
+//      down) since the agent last decided (counted once every worker's window holds only
+//      samples from after the decision), the agent decides again on the profile as it is.
+//      A factor, not a distance: the slowest workers' features are the largest, and their
+//      noise would otherwise count most. Each regroup takes effect
+//      once every community finished its round, and is a `regroup` record (reason,
+//      communities with their leaders first, aggregation, the staleness bound, and the
 //      silhouette score of k-means' communities when there are two or more).
 // A dead worker leaves its community at once (CommunityRounds) and the profile.
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "protocol/community_agent.h"
@@ -44,6 +51,7 @@ struct PetrelOptions {
   int64_t community_staleness = kUnbounded;
   double homogeneity_threshold = 0.15;
   double regroup_interval_s = 30;
+  double drift_threshold = 0.5;  // 0: no regroup on drift
   int window = 10;
   uint64_t seed = 0;
   // Null: the heuristic agent over max_communities, homogeneity_threshold and
@@ -74,9 +82,16 @@ class Petrel : public Protocol {
  private:
   // One community of every live worker, aggregated at the server: BSP, to measure everyone.
   Grouping everyone() const;
+  // Feeds the update's step and round-trip times to the profile.
+  void observe(const UpdateInfo& update);
   // Asks the agent for a configuration on the profile, applies its staleness bound and
-  // regroups into its communities.
-  void decide(double now, Actions& actions);
+  // regroups into its communities; `record` starts the regroup record (its reason).
+  void decide(double now, nlohmann::json record, Actions& actions);
+  // Keeps the live workers' normalized features as those drift is measured from.
+  void measure_drift_from_here();
+  // The worker whose normalized features changed by the largest factor since the last
+  // decision, and that factor minus 1; nullopt when none moved by more than drift_threshold.
+  std::optional<std::pair<int, double>> drift() const;
   Grouping communities_of(const std::vector<int>& workers, const Points& points, int communities,
                           std::optional<double>& silhouette) const;
   void set_staleness(int64_t staleness);
@@ -93,6 +108,10 @@ class Petrel : public Protocol {
   bool profiling_ = true;
   double last_profile_time_ = 0;
   CommunityConfiguration configuration_;
+  // Each live worker's normalized features at the last decision (empty while profiling).
+  std::map<int, std::vector<double>> decided_features_;
+  // Each worker's profile samples since then: drift counts once every window is renewed.
+  std::map<int, int> samples_since_decision_;
   MovingMean recent_loss_;
   // The mean training loss at the previous decision, for the agent's loss slope.
   std::optional<double> decision_loss_;

@@ -80,6 +80,9 @@ struct UpdateInfo {
   double pull_seconds = 0;     // of comm_seconds: the pull before it (ASHL's T_pull)
   double now = 0;              // engine time at arrival (virtual on sim)
   std::vector<int> members{};  // a leader's update: the members merged into it, ascending
+  // A leader's update: the compute seconds per step of the leader and then of each of
+  // `members`, in that order (compute_seconds is the slowest contributor's, the round's).
+  std::vector<double> merged_step_seconds{};
 };
 
 // One application of updates to the global model: one new version.

@@ -15,12 +15,16 @@ protocol::UpdateInfo merged_info(const std::vector<Contribution>& contributions,
   merged.samples = total_samples;
   merged.train_loss = 0;
   merged.members.clear();
+  merged.merged_step_seconds = {leader.compute_seconds / std::max(leader.steps, 1)};
   for (const auto& [info, update] : contributions) {
     merged.steps += info.steps;
     merged.train_loss +=
         info.train_loss * static_cast<double>(info.samples) / static_cast<double>(total_samples);
     merged.compute_seconds = std::max(merged.compute_seconds, info.compute_seconds);
-    if (info.worker != leader.worker) merged.members.push_back(info.worker);
+    if (info.worker != leader.worker) {
+      merged.members.push_back(info.worker);
+      merged.merged_step_seconds.push_back(info.compute_seconds / std::max(info.steps, 1));
+    }
   }
   return merged;
 }

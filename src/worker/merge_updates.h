@@ -18,8 +18,9 @@ struct Contribution {
 
 // Writes Σ_k (samples_k / Σ samples)·update_k into `out`, summed in ascending worker id, and
 // returns the merged update's info: the leader's (the first contribution's) with samples and
-// steps summed, the training loss weighted by samples, the longest compute time, and `members`
-// the others' ids. `out` may be one of the contributions' buffers. Throws
+// steps summed, the training loss weighted by samples, the longest compute time, `members` the
+// others' ids and `merged_step_seconds` everyone's compute seconds per step. `out` may be one of
+// the contributions' buffers. Throws
 // std::invalid_argument when there is nothing to merge or no samples.
 protocol::UpdateInfo merge_updates(std::vector<Contribution> contributions, std::span<float> out);
 

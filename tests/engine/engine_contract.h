@@ -296,6 +296,8 @@ TEST_P(EngineContract, PetrelGroupsAlikeWorkersAndTheirLeaderPushesForBoth) {
   config::Config config = contract_config("petrel");
   config.cluster.speeds = {1.0, 1.0, 0.25};
   config.protocol.params["profile_steps"] = 3.0;
+  // Steps of this tiny model take microseconds: in real time their noise alone is drift.
+  config.protocol.params["drift_threshold"] = 0.0;
   Outcome petrel = run_small(config);
   if (!primary(config)) return;
   EXPECT_EQ(petrel.summary.stop_reason, "max_samples");
@@ -314,6 +316,27 @@ TEST_P(EngineContract, PetrelGroupsAlikeWorkersAndTheirLeaderPushesForBoth) {
   if (GetParam() != "sim") return;
   EXPECT_EQ(communities, (std::vector<std::vector<int>>{{0, 1}, {2}}));
   EXPECT_GT(petrel.summary.bytes_worker_to_worker, 0);
+}
+
+// A worker that slows down for good after Petrel's first decision (at about 0.12 s here) is
+// regrouped on drift: its leader's updates carry each member's step time on every engine; the
+// regroup is asserted on the simulator, whose clock places the slowdown exactly.
+TEST_P(EngineContract, PetrelRegroupsAWorkerThatSlowsDownOnDrift) {
+  config::Config config = contract_config("petrel");
+  config.cluster.speeds = {1.0};
+  config.protocol.params["profile_steps"] = 3.0;
+  config.cluster.stragglers = {{.worker = 0, .start = 0.3, .duration = 1000, .slowdown = 4}};
+  Outcome petrel = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(petrel.summary.stop_reason, "max_samples");
+  if (GetParam() != "sim") return;
+  const std::vector<nlohmann::json> regroups = events_of_type(petrel, "regroup");
+  ASSERT_GE(regroups.size(), 3u);
+  EXPECT_EQ(regroups[1].at("communities"), nlohmann::json({{0, 1, 2}})) << "alike at first";
+  EXPECT_EQ(regroups[2].at("reason"), "drift");
+  EXPECT_EQ(regroups[2].at("worker"), 0);
+  EXPECT_GT(regroups[2].at("time").get<double>(), 0.3) << "after the slowdown began";
+  EXPECT_EQ(regroups[2].at("communities"), nlohmann::json({{0}, {1, 2}}));
 }
 
 // SaPus runs on every engine: one merge per push, weighted α / (1 + staleness), θ recorded from

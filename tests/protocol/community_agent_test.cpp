@@ -108,6 +108,8 @@ UpdateInfo profiled_step(int worker, int id, double loss, double now = 0,
   update.comm_seconds = 0.1;
   update.train_loss = loss;
   update.now = now;
+  if (!members.empty()) update.merged_step_seconds.push_back(step_seconds[worker]);
+  for (int member : members) update.merged_step_seconds.push_back(step_seconds[member]);
   update.members = std::move(members);
   return update;
 }

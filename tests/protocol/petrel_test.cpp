@@ -1,5 +1,9 @@
 #include <gtest/gtest.h>
 
+#include <stdexcept>
+#include <string>
+#include <vector>
+
 #include "protocol/petrel.h"
 #include "protocol/registry.h"
 #include "support/protocol_driving.h"
@@ -12,9 +16,11 @@ using testing::make_protocol;
 using testing::push;
 using testing::RecordingActions;
 
-// A worker's update after one step of `step_seconds`, its push and pull taking `round_trip`.
+// A worker's update after one step of `step_seconds`, its push and pull taking `round_trip`;
+// with `members`, a leader's merged update, each member's step as long as the leader's unless
+// `member_step_seconds` says otherwise.
 UpdateInfo step_of(int worker, int id, double step_seconds, double round_trip, double now = 0,
-                   std::vector<int> members = {}) {
+                   std::vector<int> members = {}, std::vector<double> member_step_seconds = {}) {
   UpdateInfo update;
   update.worker = worker;
   update.id = id;
@@ -22,6 +28,12 @@ UpdateInfo step_of(int worker, int id, double step_seconds, double round_trip, d
   update.compute_seconds = step_seconds;
   update.comm_seconds = round_trip;
   update.now = now;
+  if (!members.empty()) {
+    if (member_step_seconds.empty()) member_step_seconds.assign(members.size(), step_seconds);
+    update.merged_step_seconds = {step_seconds};
+    update.merged_step_seconds.insert(update.merged_step_seconds.end(), member_step_seconds.begin(),
+                                      member_step_seconds.end());
+  }
   update.members = std::move(members);
   return update;
 }
@@ -113,6 +125,71 @@ TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
   ASSERT_EQ(actions.events_of_type("regroup").size(), 4u);
   EXPECT_EQ(actions.events_of_type("regroup")[3].details.at("communities"),
             nlohmann::json({{1, 0}, {3, 2}}));
+}
+
+// Rounds of every worker pushing at the server (aggregate_at = "server") until a `drift`
+// regroup is recorded, worker 0's step taking `worker_0_step`; the records of the regroups.
+std::vector<ProtocolEvent> rounds_until_drift(double worker_0_step, int rounds) {
+  auto petrel = make_protocol(
+      "petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"window", 1.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  for (int r = 0; r < rounds && actions.events_of_type("regroup").size() < 3; ++r) {
+    for (int w = 0; w < 4; ++w) {
+      push(*petrel, actions, step_of(w, id++, w == 0 ? worker_0_step : kStep[w], kRoundTrip[w]));
+    }
+  }
+  return actions.events_of_type("regroup");
+}
+
+TEST(PetrelTest, AWorkerWhoseStepTimeDriftsIsRegroupedWithoutWaitingForTheInterval) {
+  const auto records = rounds_until_drift(4.0, 8);
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[1].details.at("communities"), nlohmann::json({{1, 0}, {3, 2}}));
+  EXPECT_EQ(records[2].details.at("reason"), "drift");
+  // Features are relative to the median worker's: as worker 0 slows, the median rises and the
+  // others' change too, but less.
+  EXPECT_EQ(records[2].details.at("worker"), 0);
+  EXPECT_DOUBLE_EQ(records[2].details.at("drift").get<double>(), 1.5) << "from 0.4 to 1";
+  EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{3, 0, 2}, {1}}));
+}
+
+TEST(PetrelTest, SteadyWorkersAreNotRegroupedForDrift) {
+  EXPECT_EQ(rounds_until_drift(kStep[0], 8).size(), 2u);
+}
+
+TEST(PetrelTest, ALeadersUpdateFeedsItsMembersStepTimesToTheProfile) {
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"window", 4.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  int rounds = 0;
+  while (rounds < 8 && actions.events_of_type("regroup").size() < 3) {
+    push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}, {4.0}));
+    push(*petrel, actions, step_of(3, id++, 4.0, 0.1, 1.0, {2}));
+    ++rounds;
+  }
+  const auto records = actions.events_of_type("regroup");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].details.at("reason"), "drift") << "only member 0's step time changed";
+  // Drift counts from round 4, once every window of 4 holds samples from after the decision
+  // (workers 2 and 3 too, at leader 3's push); the regroup then waits for community {1, 0} to
+  // close the round it started.
+  EXPECT_EQ(rounds, 5);
+}
+
+TEST(PetrelTest, ALeadersUpdateWithoutItsMembersStepTimesIsAnEngineError) {
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  UpdateInfo update = step_of(1, id, 1.0, 0.1, 1.0, {0});
+  update.merged_step_seconds.pop_back();
+  EXPECT_THROW(petrel->on_update(update, actions), std::logic_error);
 }
 
 TEST(PetrelTest, AlikeWorkersFormOneCommunity) {

@@ -37,14 +37,18 @@ TEST(MergeUpdatesTest, TheMergedInfoIsTheLeadersWithTheRoundsTotals) {
   round[1].info.train_loss = 2.0;
   round[1].info.compute_seconds = 2.0;
   round[2].info.train_loss = 4.0;
+  round[2].info.compute_seconds = 0.9;
+  round[2].info.steps = 3;
   const protocol::UpdateInfo merged = merge_updates(round, out);
   EXPECT_EQ(merged.worker, 2);
   EXPECT_EQ(merged.base_version, 7);
   EXPECT_EQ(merged.samples, 50);
-  EXPECT_EQ(merged.steps, 3);
+  EXPECT_EQ(merged.steps, 5);
   EXPECT_DOUBLE_EQ(merged.train_loss, 0.6 * 1.0 + 0.2 * 2.0 + 0.2 * 4.0);
   EXPECT_EQ(merged.compute_seconds, 2.0);
   EXPECT_EQ(merged.members, (std::vector<int>{0, 4}));
+  // The leader's step, then its members' in `members`' order.
+  EXPECT_EQ(merged.merged_step_seconds, (std::vector<double>{0.5, 0.3, 2.0}));
 }
 
 // The leader merges into its own buffer: every block is read before it is written, across the
