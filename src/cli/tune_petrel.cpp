@@ -19,6 +19,7 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/usage_error.h"
+#include "config/atomic_file.h"
 #include "model/actor_critic.h"
 #include "model/learned_agent.h"
 #include "model/model_source.h"
@@ -157,6 +158,12 @@ void tune_petrel(const TunePetrelFlags& flags) {
         "the agent file it writes then serves train on any engine",
         episodes.job().engine));
   }
+  if (episodes.job().seed >= kHeldOut) {
+    throw UsageError(fmt::format(
+        "seed = {}: hetps tune petrel draws episode clusters from seed × 2^32 + episode, so the "
+        "seed must be below 2^31",
+        episodes.job().seed));
+  }
   // Each runner is one thread of work: libtorch's own pools would only contend.
   model::set_compute_threads(1);
 
@@ -174,7 +181,7 @@ void tune_petrel(const TunePetrelFlags& flags) {
   const nlohmann::json evaluation = compare_agents(episodes, out, flags);
   fs::path evaluation_file = out;
   evaluation_file += ".evaluation.json";
-  std::ofstream(evaluation_file) << evaluation.dump(2) << '\n';
+  config::write_file_atomically(evaluation_file, evaluation.dump(2) + '\n', "evaluation file");
   fmt::print("agent file: {}\nevaluation: {}\n", out.string(), evaluation_file.string());
 }
 

@@ -1,13 +1,12 @@
 #include "config/switch_policy.h"
 
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "config/atomic_file.h"
 #include "config/error.h"
 
 namespace hetps::config {
@@ -138,21 +137,7 @@ SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
 }
 
 void write_switch_policy(const std::filesystem::path& file, const SwitchPolicy& policy) {
-  std::filesystem::path temporary = file;
-  temporary += fmt::format(".tmp-{}", getpid());
-  try {
-    if (file.has_parent_path()) std::filesystem::create_directories(file.parent_path());
-    std::ofstream out(temporary);
-    out << to_json(policy).dump(2) << '\n';
-    out.close();
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", temporary.string()));
-    std::filesystem::rename(temporary, file);
-  } catch (const std::exception& error) {
-    std::error_code ignored;  // already failing: the first error is the one to report
-    std::filesystem::remove(temporary, ignored);
-    throw std::runtime_error(
-        fmt::format("cannot write policy file {}: {}", file.string(), error.what()));
-  }
+  write_file_atomically(file, to_json(policy).dump(2) + '\n', "policy file");
 }
 
 void apply_policy_file(ProtocolParams& params, const GivenParams& given) {

@@ -222,48 +222,57 @@ void save_agent_file(const std::filesystem::path& file, const ActorCritic& netwo
 }
 
 AgentFile load_agent_file(const std::filesystem::path& file) {
-  const auto refuse = [&](const std::string& why) {
-    return std::invalid_argument(fmt::format("agent file {}: {}", file.string(), why));
-  };
-  if (!std::filesystem::is_regular_file(file)) throw refuse("no such file");
-  torch::serialize::InputArchive archive;
-  torch::Tensor format, version, shape_values, max_communities, choices;
-  try {
+  // The file's contents. Throws std::invalid_argument saying what is wrong (without the file's
+  // name), or c10::Error for what libtorch cannot read.
+  const auto read = [&] {
+    torch::serialize::InputArchive archive;
+    torch::Tensor format, version, shape_values, max_communities, choices;
     archive.load_from(file.string());
     archive.read("format", format);
     archive.read("version", version);
     archive.read("shape", shape_values);
     archive.read("max_communities", max_communities);
     archive.read("staleness_choices", choices);
-  } catch (const c10::Error& error) {
-    throw refuse(fmt::format("not an agent file ({})", error.what_without_backtrace()));
-  }
-  if (!format.equal(text_tensor(kAgentFormat)))
-    throw refuse(fmt::format("format is not {}", kAgentFormat));
-  if (version.item<int64_t>() != kFileVersion) {
-    throw refuse(fmt::format("version {}; this hetps reads version {}", version.item<int64_t>(),
-                             kFileVersion));
-  }
-  protocol::ConfigurationSpace space(static_cast<int>(max_communities.item<int64_t>()),
-                                     loaded_choices(choices));
-  const ActorCriticShape shape{static_cast<int>(shape_values[0].item<int64_t>()),
-                               static_cast<int>(shape_values[1].item<int64_t>()),
-                               static_cast<int>(shape_values[2].item<int64_t>())};
-  if (static_cast<size_t>(shape.actions) != space.size() ||
-      static_cast<size_t>(shape.state_size) != protocol::state_size(space)) {
-    throw refuse(fmt::format(
-        "its network takes {} values and answers {} actions; its actions need {} and {}",
-        shape.state_size, shape.actions, protocol::state_size(space), space.size()));
-  }
-  ActorCritic network(shape, 0);
-  try {
+    if (!format.equal(text_tensor(kAgentFormat))) {
+      throw std::invalid_argument(fmt::format("format is not {}", kAgentFormat));
+    }
+    if (version.item<int64_t>() != kFileVersion) {
+      throw std::invalid_argument(fmt::format("version {}; this hetps reads version {}",
+                                              version.item<int64_t>(), kFileVersion));
+    }
+    if (shape_values.numel() != 3) {
+      throw std::invalid_argument(fmt::format(
+          "its network's shape has {} values; expected 3 (state size, actions, hidden units)",
+          shape_values.numel()));
+    }
+    protocol::ConfigurationSpace space(static_cast<int>(max_communities.item<int64_t>()),
+                                       loaded_choices(choices));
+    const ActorCriticShape shape{static_cast<int>(shape_values[0].item<int64_t>()),
+                                 static_cast<int>(shape_values[1].item<int64_t>()),
+                                 static_cast<int>(shape_values[2].item<int64_t>())};
+    if (static_cast<size_t>(shape.actions) != space.size() ||
+        static_cast<size_t>(shape.state_size) != protocol::state_size(space)) {
+      throw std::invalid_argument(fmt::format(
+          "its network takes {} values and answers {} actions; its actions need {} and {}",
+          shape.state_size, shape.actions, protocol::state_size(space), space.size()));
+    }
+    ActorCritic network(shape, 0);
     torch::serialize::InputArchive weights;
     archive.read("network", weights);
     network.net_->load(weights);
+    return AgentFile{std::move(network), std::move(space)};
+  };
+  const auto refuse = [&](const std::string& why) {
+    return std::invalid_argument(fmt::format("agent file {}: {}", file.string(), why));
+  };
+  if (!std::filesystem::is_regular_file(file)) throw refuse("no such file");
+  try {
+    return read();
   } catch (const c10::Error& error) {
-    throw refuse(fmt::format("its network does not load ({})", error.what_without_backtrace()));
+    throw refuse(fmt::format("not an agent file ({})", error.what_without_backtrace()));
+  } catch (const std::invalid_argument& error) {
+    throw refuse(error.what());
   }
-  return {std::move(network), std::move(space)};
 }
 
 }  // namespace hetps::model

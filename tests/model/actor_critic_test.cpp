@@ -165,6 +165,28 @@ TEST(AgentFileTest, BadFilesAreNamed) {
     EXPECT_THAT(error.what(),
                 HasSubstr("agent file " + garbage.path().string() + ": not an agent file"));
   }
+  // A real agent file cut short, wherever the cut falls.
+  const protocol::ConfigurationSpace space(2, {protocol::kUnbounded, 0});
+  const ScratchFile whole("whole.pt");
+  save_agent_file(
+      whole.path(),
+      A3CLearner({static_cast<int>(protocol::state_size(space)), static_cast<int>(space.size()), 8},
+                 1, {})
+          .copy(),
+      space);
+  const auto size = fs::file_size(whole.path());
+  for (const auto kept : {size / 4, size / 2, size - 16}) {
+    const ScratchFile cut("cut.pt");
+    fs::copy_file(whole.path(), cut.path());
+    fs::resize_file(cut.path(), kept);
+    EXPECT_THROW(
+        try { load_agent_file(cut.path()); } catch (const std::invalid_argument& error) {
+          EXPECT_THAT(error.what(), HasSubstr("agent file " + cut.path().string() + ": "));
+          throw;
+        },
+        std::invalid_argument)
+        << "cut to " << kept << " of " << size << " bytes";
+  }
 }
 
 }  // namespace
