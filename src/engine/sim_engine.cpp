@@ -39,8 +39,9 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
       learner_->flops_per_sample() * config.data.batch_size / (config.cluster.worker_gflops * 1e9);
 
   const int workers = config.cluster.workers;
+  const auto partition = make_partition(config, data.train);
   for (int w = 0; w < workers; ++w)
-    workers_.push_back(make_worker(config, data.train, w, *learner_));
+    workers_.push_back(make_worker(config, data.train, partition, w, *learner_));
   clocks_.resize(static_cast<size_t>(workers));
 }
 
@@ -68,10 +69,10 @@ metrics::Summary SimEngine::run() {
   for (const config::WorkerFailure& failure : config_.cluster.failures) {
     schedule(failure.time, EventKind::WorkerFails, failure.worker);
   }
-  state_.protocol().start(protocol::RunShape{workers, config_.train.max_samples,
-                                             config_.data.batch_size, config_.train.momentum,
-                                             config_.seed},
-                          *this);
+  state_.protocol().start(
+      protocol::RunShape{workers, config_.train.max_samples, config_.data.batch_size,
+                         config_.train.momentum, config_.seed},
+      *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   send_replies();
 

@@ -33,7 +33,7 @@ double median_seconds(int warm_up, int timed, Work&& work) {
 
 double measure_step_seconds(const config::Config& config, const data::Dataset& train,
                             model::Learner& learner) {
-  auto probe = make_worker(config, train, 0, learner);
+  auto probe = make_worker(config, train, make_partition(config, train), 0, learner);
   std::vector<float> model(learner.layout().size());
   std::vector<float> update(model.size());
   learner.initial_parameters(model);
@@ -41,8 +41,7 @@ double measure_step_seconds(const config::Config& config, const data::Dataset& t
 }
 
 double measure_apply_gbps(const config::Config& config, const params::ParamLayout& layout) {
-  server::ParameterServer server(layout, std::vector<float>(layout.size()),
-                                 server_options(config));
+  server::ParameterServer server(layout, std::vector<float>(layout.size()), server_options(config));
   const std::vector<float> gradient(layout.size());
   const float* payloads[] = {gradient.data()};
   const protocol::ApplyOrder order{protocol::UpdateKind::Gradient, {0}, {1.0}};

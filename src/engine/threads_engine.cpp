@@ -88,9 +88,10 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
           [](int worker) { return fmt::format("worker {} (a thread of this process)", worker); }),
       delays_(config.cluster, config.seed, loop_.state().server().shard_ranges()) {
   const int workers = config.cluster.workers;
+  const auto partition = make_partition(config, data.train);
   for (int w = 0; w < workers; ++w) {
     learners_.push_back(models.make_learner());
-    workers_.push_back(make_worker(config, data.train, w, *learners_.back()));
+    workers_.push_back(make_worker(config, data.train, partition, w, *learners_.back()));
     mailboxes_.push_back(std::make_unique<Mailbox<PullReply>>());
     member_mailboxes_.push_back(std::make_unique<Mailbox<MemberMessage>>());
   }

@@ -4,12 +4,17 @@
 
 namespace hetps::engine {
 
-std::unique_ptr<worker::Worker> make_worker(const config::Config& config,
-                                            const data::Dataset& train, int id,
-                                            model::Learner& learner) {
-  auto partition =
+std::shared_ptr<const worker::Partition> make_partition(const config::Config& config,
+                                                        const data::Dataset& train) {
+  return std::make_shared<const worker::Partition>(
       data::partition_samples(train.labels, train.classes, config.cluster.workers,
-                              config.data.partition, config.data.classes_per_worker, config.seed);
+                              config.data.partition, config.data.classes_per_worker, config.seed));
+}
+
+std::unique_ptr<worker::Worker> make_worker(const config::Config& config,
+                                            const data::Dataset& train,
+                                            std::shared_ptr<const worker::Partition> partition,
+                                            int id, model::Learner& learner) {
   const worker::WorkerOptions options{config.data.batch_size,
                                       config.train.momentum,
                                       {config.train.nesterov, config.train.weight_decay}};

@@ -10,7 +10,9 @@ namespace hetps::mpi {
 void run_worker_rank(const RankSetup& setup) {
   const int worker = setup.layout.worker_of(setup.layout.rank());
   auto learner = setup.models.make_learner();
-  auto trainer = engine::make_worker(setup.config, setup.data.train, worker, *learner);
+  auto trainer =
+      engine::make_worker(setup.config, setup.data.train,
+                          engine::make_partition(setup.config, setup.data.train), worker, *learner);
   RunClock clock;
   WorkerEndpoint endpoint(
       setup.comm, setup.slice_comm, setup.layout,

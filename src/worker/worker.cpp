@@ -11,14 +11,14 @@
 namespace hetps::worker {
 
 Worker::Worker(int id, model::Learner& learner, const data::Dataset& train,
-               std::vector<std::vector<int64_t>> partition, uint64_t seed,
+               std::shared_ptr<const Partition> partition, uint64_t seed,
                const WorkerOptions& options)
     : id_(id),
       learner_(learner),
       train_(train),
       partition_(std::move(partition)),
       seed_(seed),
-      sampler_(partition_.at(static_cast<size_t>(id)), seed, id),
+      sampler_(partition_->at(static_cast<size_t>(id)), seed, id),
       options_(options),
       batch_inputs_(static_cast<size_t>(options.batch_size * train.sample_floats())),
       batch_labels_(static_cast<size_t>(options.batch_size)) {}
@@ -33,7 +33,8 @@ RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float>
                         std::span<float> update) {
   if (!plan.data_shares.empty() && plan.data_shares != data_shares_) {
     sampler_ = data::BatchSampler(
-        data::cut_to_shares(partition_, plan.data_shares).at(static_cast<size_t>(id_)), seed_, id_);
+        data::cut_to_shares(*partition_, plan.data_shares).at(static_cast<size_t>(id_)), seed_,
+        id_);
     data_shares_ = plan.data_shares;
   }
   if (plan.kind == protocol::UpdateKind::Delta) {

@@ -27,6 +27,9 @@
 
 namespace hetps::worker {
 
+// Every worker's sample indices (data/partition.h).
+using Partition = std::vector<std::vector<int64_t>>;
+
 struct WorkerOptions {
   int batch_size = 32;
   double momentum = 0.9;  // the local optimizer's (delta plans only)
@@ -45,10 +48,11 @@ struct RoundResult {
 
 class Worker {
  public:
-  // `partition`: every worker's samples as the run starts (data/partition.h); this worker
-  // trains on its own, and on its part of a re-cut when a plan gives data shares.
+  // `partition`: every worker's samples as the run starts (data/partition.h), shared by the
+  // run's workers; this worker trains on its own, and on its part of a re-cut when a plan gives
+  // data shares.
   Worker(int id, model::Learner& learner, const data::Dataset& train,
-         std::vector<std::vector<int64_t>> partition, uint64_t seed, const WorkerOptions& options);
+         std::shared_ptr<const Partition> partition, uint64_t seed, const WorkerOptions& options);
 
   int id() const { return id_; }
 
@@ -72,8 +76,8 @@ class Worker {
   int id_;
   model::Learner& learner_;
   const data::Dataset& train_;
-  std::vector<std::vector<int64_t>> partition_;  // as the run started
-  std::vector<double> data_shares_;              // the cut in force; empty: `partition_`
+  std::shared_ptr<const Partition> partition_;  // as the run started
+  std::vector<double> data_shares_;             // the cut in force; empty: `partition_`
   uint64_t seed_;
   data::BatchSampler sampler_;
   WorkerOptions options_;

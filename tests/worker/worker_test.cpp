@@ -24,8 +24,8 @@ class WorkerTest : public ::testing::Test {
   }
 
   Worker make_worker(double momentum) {
-    return Worker(0, learner_, data_.train, {indices_}, /*seed=*/5,
-                  WorkerOptions{kBatch, momentum, {}});
+    return Worker(0, learner_, data_.train, std::make_shared<const Partition>(Partition{indices_}),
+                  /*seed=*/5, WorkerOptions{kBatch, momentum, {}});
   }
 
   // The gradients at `pulled_` of the first `count` batches worker 0 draws from `samples`.
@@ -211,9 +211,10 @@ TEST_F(WorkerTest, AGradientPlanIsNeverCompressed) {
 
 TEST_F(WorkerTest, DataSharesRecutTheRunsPartitionAndStartAFreshEpochOnce) {
   // Two workers' partition: worker 0 holds the even samples, worker 1 the odd ones.
-  std::vector<std::vector<int64_t>> partition(2);
+  Partition partition(2);
   for (int64_t i : indices_) partition[static_cast<size_t>(i % 2)].push_back(i);
-  Worker worker(0, learner_, data_.train, partition, /*seed=*/5, WorkerOptions{kBatch, 0.9, {}});
+  Worker worker(0, learner_, data_.train, std::make_shared<const Partition>(partition),
+                /*seed=*/5, WorkerOptions{kBatch, 0.9, {}});
   std::vector<float> update(pulled_.size());
   worker.run(protocol::WorkerPlan{}, pulled_, 0.1, update);
   EXPECT_EQ(update, batch_gradients(1, partition[0])[0]);
