@@ -59,7 +59,11 @@ void ProtocolEntry::add_to(config::UserSettings& settings) const {
   const std::string origin = fmt::format("--protocols entry \"{}\"", text);
   settings.add_string("protocol.name", protocol, origin);
   for (const auto& [name, value] : params) settings.add("protocol." + name, value, origin);
-  settings.add_string("run.name", text, origin);
+  // A run name is a directory's name: a path among the entry's values (e.g. an agent file)
+  // keeps its text there, not its slashes.
+  std::string run_name = text;
+  std::replace(run_name.begin(), run_name.end(), '/', '_');
+  settings.add_string("run.name", run_name, origin);
 }
 
 std::vector<ProtocolEntry> parse_protocol_list(std::string_view list) {

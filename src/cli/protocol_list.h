@@ -14,8 +14,8 @@
 namespace hetps::cli {
 
 struct ProtocolEntry {
-  std::string text;                                         // as given: the run's name
-  std::string protocol;                                     // a registered protocol
+  std::string text;      // as given: the run's name, with any '/' as '_'
+  std::string protocol;  // a registered protocol
   std::vector<std::pair<std::string, std::string>> params;  // parameter name, TOML value
 
   // Adds this entry's protocol, parameters and run name to `settings`, over what it holds.

@@ -1,6 +1,11 @@
-// `hetps tune petrel` on a tiny synthetic job, and `train` with the agent file it writes.
+// `hetps tune petrel` on a tiny synthetic job, and `compare` with the agent file it writes.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -26,7 +31,7 @@ std::vector<std::string> with_tiny_job(std::vector<std::string> args) {
   return args;
 }
 
-TEST(TunePetrel, TrainsWritesTheAgentAndTrainRunsWithIt) {
+TEST(TunePetrel, TrainsWritesTheAgentAndCompareRunsWithIt) {
   const ScratchDir scratch;
   const fs::path agent = scratch / "agent.pt";
   const Outcome tune = run_hetps(with_tiny_job({"tune", "petrel", "--episodes", "3", "--threads",
@@ -46,19 +51,21 @@ TEST(TunePetrel, TrainsWritesTheAgentAndTrainRunsWithIt) {
     EXPECT_GT(cluster.at("learned").at("decisions"), 0);
   }
 
-  const Outcome train = run_hetps({"train", "--quiet",
-                                   "--out", (scratch / "run").string(),
-                                   "--set", "protocol.name=petrel",
-                                   "--set", "protocol.agent=learned",
-                                   "--set", "protocol.agent_file=" + agent.string(),
-                                   "--set", "data.name=synthetic",
-                                   "--set", "data.synthetic_train=512",
-                                   "--set", "data.synthetic_test=128",
-                                   "--set", "train.max_samples=2000",
-                                   "--set", "cluster.workers=4",
-                                   "--set", "protocol.profile_steps=2"});
-  ASSERT_EQ(train.exit_code, 0) << train.output;
-  const std::string log = read_file(scratch / "run" / "log.jsonl");
+  // Through compare: an entry may name the agent file by its path.
+  const std::string entry = "petrel:agent=learned:agent_file=" + agent.string();
+  const Outcome compare =
+      run_hetps({"compare", "--quiet", "--out", (scratch / "compare").string(), "--protocols",
+                 entry, "--set", "data.name=synthetic", "--set", "data.synthetic_train=512",
+                 "--set", "data.synthetic_test=128", "--set", "train.max_samples=2000", "--set",
+                 "cluster.workers=4", "--set", "protocol.profile_steps=2"});
+  ASSERT_EQ(compare.exit_code, 0) << compare.output;
+  std::string run_name = entry;
+  std::replace(run_name.begin(), run_name.end(), '/', '_');
+  EXPECT_THAT(read_file(scratch / "compare" / "summary.csv"), HasSubstr(run_name + ",petrel,"));
+  std::string log;
+  for (const auto& file : fs::recursive_directory_iterator(scratch / "compare")) {
+    if (file.path().filename() == "log.jsonl") log = read_file(file.path());
+  }
   EXPECT_THAT(log, HasSubstr("\"reason\":\"profiled\""));
   EXPECT_THAT(log, HasSubstr("\"staleness\":"));
 }
