@@ -12,6 +12,7 @@ packages=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format
   libopenmpi-dev openmpi-bin  # the mpi engine
+  gnuplot-nox               # draws the plots of `hetps report` (SVG, no X11)
 )
 # `--peers`: also what bench/peers.sh needs to run the peer systems (PyTorch DDP and RPC).
 if [[ ${1:-} == --peers ]]; then packages+=(python3-torch); fi

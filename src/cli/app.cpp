@@ -32,6 +32,7 @@ int main_entry(int argc, char** argv) {
   app.require_subcommand(1);
   add_train_command(app);
   add_compare_command(app);
+  add_report_command(app);
   add_tune_command(app);
   add_data_command(app);
   add_protocols_command(app);

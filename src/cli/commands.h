@@ -2,6 +2,9 @@
 // callback; a failure is thrown (see main_entry for the exit statuses).
 #pragma once
 
+#include <filesystem>
+#include <vector>
+
 #include <CLI/CLI.hpp>
 
 namespace hetps::cli {
@@ -11,5 +14,12 @@ void add_compare_command(CLI::App& app);
 void add_data_command(CLI::App& app);
 void add_protocols_command(CLI::App& app);
 void add_tune_command(CLI::App& app);
+void add_report_command(CLI::App& app);
+
+// `hetps report`'s work, which `hetps compare` also does at its end: the report of
+// `run_directories` written into `out` whole or not at all (replacing an earlier report
+// there, nothing else). Returns the path of its report.html.
+std::filesystem::path write_report(const std::vector<std::filesystem::path>& run_directories,
+                                   const std::filesystem::path& out);
 
 }  // namespace hetps::cli

@@ -2,13 +2,14 @@
 // [--quiet] [--force]`: every --protocols entry on the same scenario for seeds seed, seed+1,
 // ..., one after another (each run uses the whole machine). Writes
 // <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table (with
-// --quiet too).
+// --quiet too) and writes the report into <out>/report (as `hetps report <out>` does).
 #include <algorithm>
 #include <iostream>
 #include <memory>
 #include <set>
 
 #include <fmt/format.h>
+#include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
@@ -84,6 +85,19 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   return runs;
 }
 
+// The runs are finished and kept whatever happens here: a report that fails (gnuplot missing)
+// is a warning, and the comparison still succeeds.
+void write_compare_report(const std::filesystem::path& comparison) {
+  try {
+    fmt::print("report: {}\n", write_report({comparison}, comparison / "report").string());
+  } catch (const std::exception& error) {
+    fmt::print(std::cerr,
+               "hetps compare: warning: the report was not written: {}\n"
+               "The comparison is complete; to write its report, run: hetps report {}\n",
+               error.what(), comparison.string());
+  }
+}
+
 void compare(const CompareFlags& flags) {
   const std::vector<PlannedRun> runs = plan_runs(flags);
   StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out, "summary.csv",
@@ -105,6 +119,7 @@ void compare(const CompareFlags& flags) {
   // apart from the progress lines.
   fmt::print("{}{}\nruns and summary.csv in {}\n", flags.run.quiet ? "" : "\n",
              format_compare_table(completed), out.target().string());
+  write_compare_report(out.target());
 }
 
 }  // namespace

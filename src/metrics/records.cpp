@@ -1,6 +1,34 @@
 #include "metrics/records.h"
 
+#include <algorithm>
+#include <numeric>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 namespace hetps::metrics {
+
+void StalenessHistogram::add(int64_t staleness, int64_t updates) {
+  if (staleness < 0 || updates < 0) {
+    throw std::invalid_argument(
+        fmt::format("StalenessHistogram::add: staleness and updates must be >= 0, got {} and {}",
+                    staleness, updates));
+  }
+  updates_[static_cast<size_t>(std::min(staleness, kOverflowStaleness))] += updates;
+}
+
+std::vector<StalenessHistogram::Bucket> StalenessHistogram::buckets() const {
+  std::vector<Bucket> buckets;
+  for (int64_t s = 0; s <= kOverflowStaleness; ++s) {
+    const int64_t updates = updates_[static_cast<size_t>(s)];
+    if (updates > 0) buckets.push_back({s, s == kOverflowStaleness, updates});
+  }
+  return buckets;
+}
+
+int64_t StalenessHistogram::total_updates() const {
+  return std::accumulate(updates_.begin(), updates_.end(), int64_t{0});
+}
 
 nlohmann::json to_json(const EvalRecord& r) {
   return {{"type", "eval"},
@@ -15,6 +43,16 @@ nlohmann::json to_json(const EvalRecord& r) {
           {"bytes_worker_to_worker", r.bytes_worker_to_worker},
           {"mean_staleness", r.mean_staleness},
           {"model_hash", r.model_hash}};
+}
+
+nlohmann::json to_json(const StalenessHistogram& histogram) {
+  nlohmann::json buckets = nlohmann::json::array();
+  for (const StalenessHistogram::Bucket& bucket : histogram.buckets()) {
+    nlohmann::json entry = {{"staleness", bucket.staleness}, {"updates", bucket.updates}};
+    if (bucket.or_more) entry["or_more"] = true;
+    buckets.push_back(std::move(entry));
+  }
+  return buckets;
 }
 
 nlohmann::json to_json(const Summary& s) {
@@ -37,6 +75,7 @@ nlohmann::json to_json(const Summary& s) {
           {"bytes_worker_to_worker", s.bytes_worker_to_worker},
           {"mean_staleness", s.mean_staleness},
           {"max_staleness", s.max_staleness},
+          {"staleness_histogram", to_json(s.staleness_histogram)},
           {"wall_seconds", s.wall_seconds},
           {"stop_reason", s.stop_reason}};
 }

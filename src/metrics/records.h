@@ -2,9 +2,11 @@
 // summary. Wall-clock figures appear in the summary only, so the log is reproducible.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -22,6 +24,29 @@ struct EvalRecord {
   int64_t bytes_worker_to_worker = 0;
   double mean_staleness = 0;  // over all updates applied so far
   uint64_t model_hash = 0;
+};
+
+// Applied updates counted by their staleness, in bounded memory: exact counts below
+// kOverflowStaleness, one shared bucket at or above it. 256 covers ASP's staleness (about the
+// number of workers) up to the simulator's 256 workers, in 2 KB.
+class StalenessHistogram {
+ public:
+  static constexpr int64_t kOverflowStaleness = 256;
+
+  struct Bucket {
+    int64_t staleness = 0;  // kOverflowStaleness for the shared bucket
+    bool or_more = false;   // the shared bucket: staleness kOverflowStaleness or more
+    int64_t updates = 0;
+  };
+
+  // Throws std::invalid_argument for a negative staleness or count.
+  void add(int64_t staleness, int64_t updates = 1);
+  // The buckets holding updates, by increasing staleness.
+  std::vector<Bucket> buckets() const;
+  int64_t total_updates() const;
+
+ private:
+  std::array<int64_t, kOverflowStaleness + 1> updates_{};
 };
 
 struct Summary {
@@ -42,11 +67,15 @@ struct Summary {
   int64_t bytes_worker_to_worker = 0;
   double mean_staleness = 0;
   int64_t max_staleness = 0;
+  StalenessHistogram staleness_histogram;
   double wall_seconds = 0;
   std::string stop_reason;  // "max_samples", "max_time", "target", "stalled" (nothing in flight)
 };
 
 nlohmann::json to_json(const EvalRecord& record);
+// The histogram as [{"staleness": 0, "updates": 812}, ..., {"staleness": 256, "or_more": true,
+// "updates": 3}], its non-empty buckets only.
+nlohmann::json to_json(const StalenessHistogram& histogram);
 nlohmann::json to_json(const Summary& summary);
 
 }  // namespace hetps::metrics

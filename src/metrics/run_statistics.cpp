@@ -9,6 +9,7 @@ void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss) 
   ++applied_;
   staleness_sum_ += static_cast<double>(staleness);
   max_staleness_ = std::max(max_staleness_, staleness);
+  staleness_histogram_.add(staleness);
   window_loss_sum_ += loss * static_cast<double>(samples);
   window_samples_ += samples;
 }
@@ -58,6 +59,7 @@ void RunStatistics::fill(Summary& summary) const {
   summary.bytes_worker_to_worker = bytes_worker_to_worker_;
   summary.mean_staleness = mean_staleness();
   summary.max_staleness = max_staleness_;
+  summary.staleness_histogram = staleness_histogram_;
 }
 
 }  // namespace hetps::metrics

@@ -41,6 +41,7 @@ class RunStatistics {
   int64_t bytes_worker_to_worker_ = 0;
   double staleness_sum_ = 0;
   int64_t max_staleness_ = 0;
+  StalenessHistogram staleness_histogram_;
   double window_loss_sum_ = 0;
   int64_t window_samples_ = 0;
   double last_train_loss_ = 0;

@@ -211,9 +211,11 @@ TEST(Compare, QuietPrintsTheTableOnly) {
   EXPECT_THAT(outcome.output, HasSubstr("\nbsp "));
   EXPECT_THAT(outcome.output, HasSubstr("\nasp "));
   EXPECT_THAT(outcome.output,
-              ::testing::EndsWith("\nruns and summary.csv in " + out.string() + "\n"));
-  // The header, its rule, two rows, a blank line and where the files are: no progress lines.
-  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 6) << outcome.output;
+              ::testing::EndsWith("\nruns and summary.csv in " + out.string() + "\nreport: " +
+                                  (out / "report" / "report.html").string() + "\n"));
+  // The header, its rule, two rows, a blank line, where the files are and the report: no
+  // progress lines.
+  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 7) << outcome.output;
 }
 
 TEST(Compare, ForceRefusesWhatIsNotAComparison) {

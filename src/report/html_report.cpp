@@ -1,0 +1,163 @@
+#include "report/html_report.h"
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <tuple>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "config/atomic_file.h"
+#include "report/html.h"
+#include "report/plot_data.h"
+#include "report/report.h"
+#include "report/results_table.h"
+
+namespace hetps::report {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kStyle = R"(
+body { font-family: sans-serif; margin: 2em auto; max-width: 1200px; color: #222; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.25em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+figure { margin: 1em 0; } figure img { max-width: 100%; height: auto; border: 1px solid #eee; }
+figcaption, .notes, .setting { color: #555; font-size: 0.9em; }
+.histograms { display: flex; flex-wrap: wrap; gap: 1em; }
+.histograms figure { margin: 0; }
+table { border-collapse: collapse; font-size: 0.9em; }
+th, td { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: right; white-space: nowrap; }
+th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
+.range { color: #777; font-size: 0.85em; }
+.swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; }
+.placeholder { border: 1px dashed #aaa; padding: 1em; color: #666; }
+)";
+
+const PlotScript* find_plot(const std::vector<PlotScript>& plots, const std::string& name) {
+  const auto plot =
+      std::find_if(plots.begin(), plots.end(), [&](const PlotScript& p) { return p.name == name; });
+  return plot == plots.end() ? nullptr : &*plot;
+}
+
+std::string figure(const fs::path& directory, const PlotScript& plot, const std::string& alt,
+                   const std::string& caption) {
+  return fmt::format(
+      "<figure><img src=\"{}\" alt=\"{}\"><figcaption>{} Drawn by <a href=\"{}\">{}</a> "
+      "(<a href=\"{}\">{}</a>).</figcaption></figure>\n",
+      svg_data_uri(directory / plot.svg()), escape_html(alt), caption, plot.script(), plot.script(),
+      plot.svg(), plot.svg());
+}
+
+// One line when every run ran on the same setting, else a warning: the table compares
+// protocols only when the cluster, model and data are the same.
+std::string setting_line(const std::vector<RunRecord>& runs) {
+  const auto key = [](const RunSetting& s) {
+    return std::tie(s.engine, s.scenario, s.workers, s.model, s.data);
+  };
+  std::set<std::tuple<std::string, std::string, int64_t, std::string, std::string>> settings;
+  for (const RunRecord& run : runs) settings.insert(key(run.setting));
+  if (settings.size() > 1) {
+    return "<p class=\"setting\"><strong>The runs differ in engine, scenario, workers, model "
+           "or data</strong> (see <a href=\"#runs\">the runs</a>): their figures compare more "
+           "than protocols.</p>\n";
+  }
+  const RunSetting& s = runs.front().setting;
+  return fmt::format(
+      "<p class=\"setting\">{} runs · scenario <b>{}</b> · {} workers · model {} on {} · "
+      "engine {}</p>\n",
+      runs.size(), escape_html(s.scenario.empty() ? "(none)" : s.scenario), s.workers,
+      escape_html(s.model), escape_html(s.data), escape_html(s.engine));
+}
+
+std::string curves_section(const std::vector<PlotScript>& plots, const fs::path& directory) {
+  const std::string marks =
+      "Each colour is an entry, each of its seeds a line; open marks are its protocol events, "
+      "one shape a type (key at the right).";
+  std::string html = "<h2 id=\"accuracy\">Test accuracy against time</h2>\n";
+  if (const PlotScript* plot = find_plot(plots, "accuracy")) {
+    html += figure(directory, *plot, "test accuracy against time",
+                   marks + " The dashed line is the target accuracy. Data: <a href=\"" +
+                       kAccuracyData + "\">" + kAccuracyData + "</a>, <a href=\"" + kEventData +
+                       "\">" + kEventData + "</a>.");
+  }
+  html += "<h2 id=\"loss\">Training loss against time</h2>\n";
+  const PlotScript* loss = find_plot(plots, "loss");
+  if (loss == nullptr) return html + "<p>No run applied an update: no training loss.</p>\n";
+  return html + figure(directory, *loss, "training loss against time",
+                       marks +
+                           " The loss is the mean over the samples applied since the "
+                           "previous evaluation. Data: <a href=\"" +
+                           kLossData + "\">" + kLossData + "</a>.");
+}
+
+std::string staleness_section(const Comparison& comparison, const std::vector<PlotScript>& plots,
+                              const fs::path& directory) {
+  std::string figures;
+  std::string missing;
+  for (size_t e = 0; e < comparison.entries.size(); ++e) {
+    const EntryResults& entry = comparison.entries[e];
+    const std::string name = escape_html(entry.entry);
+    const PlotScript* plot = find_plot(plots, staleness_plot_name(e));
+    if (plot != nullptr) {
+      const std::string seeds = entry.staleness_seeds == static_cast<int>(entry.runs.size())
+                                    ? fmt::format("{} seeds", entry.runs.size())
+                                    : fmt::format("the {} of {} seeds that recorded them",
+                                                  entry.staleness_seeds, entry.runs.size());
+      figures += figure(
+          directory, *plot, "staleness of " + entry.entry,
+          fmt::format("{}: {} updates over {}.", name, entry.staleness.total_updates(), seeds));
+    } else if (entry.staleness_seeds == 0) {
+      missing += fmt::format(
+          "<li>{}: not recorded (summaries from a hetps before the staleness "
+          "histogram)</li>\n",
+          name);
+    } else {
+      missing += fmt::format("<li>{}: no update applied</li>\n", name);
+    }
+  }
+  return fmt::format(
+      "<h2 id=\"staleness\">Staleness</h2>\n"
+      "<p class=\"setting\">The share of applied updates by how many versions the server had "
+      "moved on since the update's base (exact up to {}, one bar for more). Data: <a "
+      "href=\"{}\">{}</a>.</p>\n<div class=\"histograms\">\n{}</div>\n{}",
+      metrics::StalenessHistogram::kOverflowStaleness - 1, kStalenessData, kStalenessData, figures,
+      missing.empty() ? "" : "<ul>\n" + missing + "</ul>\n");
+}
+
+std::string runs_section(const std::vector<RunRecord>& runs) {
+  std::string rows;
+  for (const RunRecord& run : runs) {
+    const metrics::Summary& s = run.summary;
+    rows += fmt::format(
+        "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
+        "<td>{}</td><td>{:.1f}</td><td>{:.1f}</td></tr>\n",
+        escape_html(run.entry), s.seed, escape_html(run.directory.string()),
+        escape_html(run.setting.engine), escape_html(run.setting.scenario), run.setting.workers,
+        escape_html(run.setting.model + " on " + run.setting.data), escape_html(s.stop_reason),
+        s.total_time, s.wall_seconds);
+  }
+  return "<h2 id=\"runs\">Runs</h2>\n<table>\n<tr><th>entry</th><th>seed</th><th>directory</th>"
+         "<th>engine</th><th>scenario</th><th>workers</th><th>model on data</th><th>stopped "
+         "at</th><th>total time (s)</th><th>wall time (s)</th></tr>\n" +
+         rows + "</table>\n";
+}
+
+}  // namespace
+
+void write_html_report(const Comparison& comparison, const std::vector<RunRecord>& runs,
+                       const std::vector<PlotScript>& plots, const fs::path& directory) {
+  const std::string page = fmt::format(
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+      "<title>hetps report</title>\n<style>{}</style>\n</head>\n<body>\n"
+      "<h1>hetps comparison report</h1>\n{}{}"
+      "<h2 id=\"results\">Results</h2>\n{}{}"
+      "<h2 id=\"timeline\">Per-worker timeline</h2>\n"
+      "<p class=\"placeholder\">per-worker timeline: not recorded by this hetps yet</p>\n"
+      "{}</body>\n</html>\n",
+      kStyle, setting_line(runs), curves_section(plots, directory), results_table_html(comparison),
+      staleness_section(comparison, plots, directory), runs_section(runs));
+  config::write_file_atomically(directory / kReportPage, page, "report page");
+}
+
+}  // namespace hetps::report

@@ -1,0 +1,28 @@
+#include "report/report.h"
+
+#include <stdexcept>
+
+#include "config/atomic_file.h"
+#include "report/comparison.h"
+#include "report/gnuplot.h"
+#include "report/html_report.h"
+#include "report/plot_data.h"
+#include "report/plot_scripts.h"
+
+namespace hetps::report {
+
+std::filesystem::path build_report(const std::vector<RunRecord>& runs,
+                                   const std::filesystem::path& out) {
+  if (runs.empty()) throw std::invalid_argument("build_report: no runs to report on");
+  const Comparison comparison = compare_runs(runs);
+  write_plot_data(comparison, out);
+  const std::vector<PlotScript> plots = plot_scripts(comparison);
+  for (const PlotScript& plot : plots) {
+    config::write_file_atomically(out / plot.script(), plot.text, "plot script");
+    run_gnuplot(out, plot.script());
+  }
+  write_html_report(comparison, runs, plots, out);
+  return out / kReportPage;
+}
+
+}  // namespace hetps::report

@@ -1,0 +1,149 @@
+#include "report/run_reader.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <optional>
+#include <string>
+#include <utility>
+
+#include <fmt/format.h>
+#include <toml++/toml.h>
+
+#include "report/csv.h"
+#include "report/input_error.h"
+#include "report/run_log_file.h"
+#include "report/summary_file.h"
+
+namespace hetps::report {
+namespace fs = std::filesystem;
+namespace {
+
+RunSetting read_setting(const fs::path& file) {
+  if (!fs::is_regular_file(file)) {
+    throw ReportInputError(
+        fmt::format("{}: missing (every run directory holds its resolved config)", file.string()));
+  }
+  try {
+    const toml::table config = toml::parse_file(file.string());
+    RunSetting setting;
+    setting.engine = config["engine"].value_or(std::string());
+    setting.scenario = config["cluster"]["scenario"].value_or(std::string());
+    setting.model = config["model"]["name"].value_or(std::string());
+    setting.data = config["data"]["name"].value_or(std::string());
+    setting.workers = config["cluster"]["workers"].value_or(int64_t{0});
+    return setting;
+  } catch (const toml::parse_error& error) {
+    throw ReportInputError(fmt::format("{}:{}: expected TOML: {}", file.string(),
+                                       error.source().begin.line, error.description()));
+  }
+}
+
+RunRecord read_run(const fs::path& directory) {
+  RunRecord run;
+  run.directory = directory;
+  run.setting = read_setting(directory / "config.toml");
+  SummaryFile summary = read_summary_file(directory / "summary.json");
+  run.summary = std::move(summary.summary);
+  run.staleness_recorded = summary.staleness_recorded;
+  run.entry = run.summary.run_name;
+  RunLogFile log = read_run_log(directory / "log.jsonl");
+  run.evaluations = std::move(log.evaluations);
+  run.events = std::move(log.events);
+  return run;
+}
+
+// The runs summary.csv lists, by its "directory" column (relative to the comparison).
+std::vector<fs::path> listed_runs(const fs::path& comparison) {
+  const fs::path file = comparison / "summary.csv";
+  std::ifstream in(file);
+  if (!in) throw ReportInputError(fmt::format("{}: unreadable", file.string()));
+  std::string line;
+  std::getline(in, line);
+  const std::vector<std::string> header = split_csv_line(line);
+  const auto column = std::find(header.begin(), header.end(), "directory");
+  if (column == header.end()) {
+    throw ReportInputError(fmt::format(
+        "{}:1: expected a header with a \"directory\" column, got \"{}\"", file.string(), line));
+  }
+  std::vector<fs::path> runs;
+  for (int number = 2; std::getline(in, line); ++number) {
+    std::vector<std::string> cells;
+    try {
+      cells = split_csv_line(line);
+    } catch (const std::invalid_argument& error) {
+      throw ReportInputError(fmt::format("{}:{}: {}", file.string(), number, error.what()));
+    }
+    if (cells.size() != header.size()) {
+      throw ReportInputError(fmt::format("{}:{}: expected {} cells like the header, got {}",
+                                         file.string(), number, header.size(), cells.size()));
+    }
+    const fs::path run = comparison / cells[static_cast<size_t>(column - header.begin())];
+    if (!fs::is_directory(run)) {
+      throw ReportInputError(fmt::format("{}:{}: run directory {} does not exist", file.string(),
+                                         number, run.string()));
+    }
+    runs.push_back(run);
+  }
+  if (runs.empty()) throw ReportInputError(fmt::format("{}: lists no run", file.string()));
+  return runs;
+}
+
+std::vector<fs::path> runs_in(const fs::path& directory) {
+  if (!fs::is_directory(directory)) {
+    throw ReportInputError(
+        fmt::format("{}: not a directory (expected a hetps run directory)", directory.string()));
+  }
+  if (fs::exists(directory / "summary.csv")) return listed_runs(directory);
+  if (fs::exists(directory / "log.jsonl") || fs::exists(directory / "summary.json"))
+    return {directory};
+  throw ReportInputError(
+      fmt::format("{}: not a hetps run directory: expected summary.csv (from hetps compare) or "
+                  "config.toml, log.jsonl and summary.json (from hetps train)",
+                  directory.string()));
+}
+
+// Two runs with the same entry and seed, if any: a report cannot tell them apart.
+std::optional<std::pair<const RunRecord*, const RunRecord*>> same_entry_and_seed(
+    const std::vector<RunRecord>& runs) {
+  std::map<std::pair<std::string, uint64_t>, const RunRecord*> seen;
+  for (const RunRecord& run : runs) {
+    const auto [first, inserted] = seen.insert({{run.entry, run.summary.seed}, &run});
+    if (!inserted) return std::pair{first->second, &run};
+  }
+  return std::nullopt;
+}
+
+// "runs/cmp-a/" -> "cmp-a".
+std::string last_component(const fs::path& directory) {
+  fs::path normal = directory.lexically_normal();
+  if (!normal.has_filename()) normal = normal.parent_path();
+  return normal.filename().string();
+}
+
+}  // namespace
+
+std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
+  std::vector<RunRecord> runs;
+  std::vector<std::string> given;  // per run, the directory given it came from
+  for (const fs::path& directory : directories) {
+    for (const fs::path& run : runs_in(directory)) {
+      runs.push_back(read_run(run));
+      given.push_back(last_component(directory));
+    }
+  }
+  // Two comparisons of the same protocols both hold "bsp" seed 1: they stay apart as
+  // "cmp-a/bsp" and "cmp-b/bsp".
+  if (!same_entry_and_seed(runs)) return runs;
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].entry = given[i] + "/" + runs[i].entry;
+  if (const auto twins = same_entry_and_seed(runs)) {
+    throw ReportInputError(fmt::format(
+        "{} and {} are both run \"{}\" seed {}, even named after the directories given; "
+        "give those directories different names",
+        twins->first->directory.string(), twins->second->directory.string(), twins->first->entry,
+        twins->first->summary.seed));
+  }
+  return runs;
+}
+
+}  // namespace hetps::report

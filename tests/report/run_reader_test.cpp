@@ -1,0 +1,152 @@
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "report/input_error.h"
+#include "report/run_reader.h"
+#include "report_files.h"
+
+namespace hetps::report {
+namespace {
+
+using testing::fixture;
+using ::testing::HasSubstr;
+using testing::lines_of;
+using testing::read_text;
+using testing::ScratchDirectory;
+using testing::write_text;
+
+std::string error_reading(const std::vector<std::filesystem::path>& directories) {
+  try {
+    read_runs(directories);
+  } catch (const ReportInputError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "read_runs accepted what it should refuse";
+  return "";
+}
+
+TEST(RunReaderTest, ReadsAComparisonInTheOrderOfItsSummaryCsv) {
+  const std::vector<RunRecord> runs = read_runs({fixture("compare-bsp-asp")});
+  ASSERT_EQ(runs.size(), 4u);
+  const std::pair<std::string, uint64_t> expected[] = {
+      {"bsp", 1}, {"bsp", 2}, {"asp", 1}, {"asp", 2}};
+  for (size_t i = 0; i < runs.size(); ++i) {
+    EXPECT_EQ(runs[i].entry, expected[i].first);
+    EXPECT_EQ(runs[i].summary.seed, expected[i].second);
+    EXPECT_EQ(runs[i].directory, fixture("compare-bsp-asp") / expected[i].first /
+                                     ("seed-" + std::to_string(expected[i].second)));
+    // Every line of the log is an evaluation here: a baseline protocol logs no event.
+    EXPECT_EQ(runs[i].evaluations.size(), lines_of(runs[i].directory / "log.jsonl").size());
+    EXPECT_TRUE(runs[i].events.empty());
+    EXPECT_EQ(runs[i].setting.scenario, "hetero-compute");
+    EXPECT_EQ(runs[i].setting.workers, 3);
+    EXPECT_EQ(runs[i].setting.data, "synthetic");
+  }
+  const nlohmann::json asp2 = nlohmann::json::parse(read_text(runs[3].directory / "summary.json"));
+  EXPECT_EQ(runs[3].summary.final_accuracy, asp2.at("final_accuracy").get<double>());
+  EXPECT_EQ(runs[3].summary.bytes_to_server, asp2.at("bytes_to_server").get<int64_t>());
+  EXPECT_FALSE(runs[2].summary.time_to_target.has_value());  // asp seed 1 missed it
+}
+
+TEST(RunReaderTest, ReadsATrainRunWithItsEventsAndStalenessHistogram) {
+  const std::vector<RunRecord> runs = read_runs({fixture("sapus")});
+  ASSERT_EQ(runs.size(), 1u);
+  const RunRecord& sapus = runs.front();
+  EXPECT_EQ(sapus.entry, "sapus");
+  EXPECT_EQ(sapus.evaluations.size() + sapus.events.size(),
+            lines_of(fixture("sapus") / "log.jsonl").size());
+  EXPECT_EQ(sapus.events.front().type, "threshold");
+  EXPECT_EQ(sapus.events.front().time, 0.0);
+  ASSERT_TRUE(sapus.staleness_recorded);
+  const nlohmann::json summary =
+      nlohmann::json::parse(read_text(fixture("sapus") / "summary.json"));
+  int64_t updates = 0;
+  for (const auto& bucket : summary.at("staleness_histogram"))
+    updates += bucket.at("updates").get<int64_t>();
+  EXPECT_EQ(sapus.summary.staleness_histogram.total_updates(), updates);
+}
+
+TEST(RunReaderTest, ASummaryFromBeforeTheHistogramReadsAsNotRecorded) {
+  const std::vector<RunRecord> runs = read_runs({fixture("sync-switch-old")});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_FALSE(runs.front().staleness_recorded);
+  EXPECT_EQ(runs.front().summary.staleness_histogram.total_updates(), 0);
+}
+
+TEST(RunReaderTest, AMissingSummaryIsNamed) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sapus", "sapus");
+  std::filesystem::remove(run / "summary.json");
+  EXPECT_THAT(error_reading({run}),
+              HasSubstr((run / "summary.json").string() + ": missing or unreadable"));
+}
+
+TEST(RunReaderTest, ABrokenLogLineIsNamedByFileAndLine) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sapus", "sapus");
+  std::vector<std::string> lines = lines_of(run / "log.jsonl");
+  lines[2] = lines[2].substr(0, lines[2].size() / 2);  // cut off as by a full disk
+  std::string text;
+  for (const std::string& line : lines) text += line + "\n";
+  write_text(run / "log.jsonl", text);
+  EXPECT_THAT(error_reading({run}), HasSubstr((run / "log.jsonl").string() +
+                                              ":3: expected a JSON object (one record a line): "));
+}
+
+TEST(RunReaderTest, ALogRecordWithoutItsTimeIsNamedByFileAndLine) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sync-switch-old", "run");
+  write_text(run / "log.jsonl", read_text(run / "log.jsonl") + "{\"type\": \"phase\"}\n");
+  const size_t line = lines_of(run / "log.jsonl").size();
+  EXPECT_THAT(error_reading({run}),
+              HasSubstr(fmt::format("{}:{}: expected a \"time\" number in this phase record",
+                                    (run / "log.jsonl").string(), line)));
+}
+
+TEST(RunReaderTest, ASummaryFieldOfTheWrongKindIsNamed) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sapus", "sapus");
+  nlohmann::json summary = nlohmann::json::parse(read_text(run / "summary.json"));
+  summary["final_accuracy"] = "high";
+  write_text(run / "summary.json", summary.dump());
+  EXPECT_THAT(error_reading({run}),
+              HasSubstr((run / "summary.json").string() +
+                        ": \"final_accuracy\" must be a number, got \"high\""));
+}
+
+TEST(RunReaderTest, ADirectoryThatIsNoRunIsNamed) {
+  const ScratchDirectory scratch;
+  EXPECT_THAT(error_reading({scratch.path()}),
+              HasSubstr(scratch.path().string() + ": not a hetps run directory: expected "
+                                                  "summary.csv (from hetps compare) or"));
+  EXPECT_THAT(error_reading({scratch / "absent"}),
+              HasSubstr((scratch / "absent").string() + ": not a directory"));
+}
+
+TEST(RunReaderTest, ARunTheSummaryCsvListsMustExist) {
+  const ScratchDirectory scratch;
+  const auto comparison = scratch.copy_fixture("compare-bsp-asp", "cmp");
+  std::filesystem::remove_all(comparison / "asp" / "seed-2");
+  EXPECT_THAT(error_reading({comparison}),
+              HasSubstr((comparison / "summary.csv").string() + ":5: run directory " +
+                        (comparison / "asp/seed-2").string() + " does not exist"));
+}
+
+TEST(RunReaderTest, TwoComparisonsOfTheSameRunsAreToldApartByTheirDirectories) {
+  const ScratchDirectory scratch;
+  const auto first = scratch.copy_fixture("compare-bsp-asp", "cmp-a");
+  const auto second = scratch.copy_fixture("compare-bsp-asp", "cmp-b");
+  const std::vector<RunRecord> runs = read_runs({first, second / ""});
+  ASSERT_EQ(runs.size(), 8u);
+  EXPECT_EQ(runs[0].entry, "cmp-a/bsp");
+  EXPECT_EQ(runs[7].entry, "cmp-b/asp");
+  EXPECT_THAT(error_reading({first, first}),
+              HasSubstr("are both run \"cmp-a/bsp\" seed 1, even named after the directories "
+                        "given"));
+}
+
+}  // namespace
+}  // namespace hetps::report
