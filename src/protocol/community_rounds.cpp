@@ -126,7 +126,8 @@ void CommunityRounds::on_update(const UpdateInfo& update, Actions& actions) {
       actions.discard(update.id);
       return;
     }
-    actions.apply({update.kind, {update.id}, {1.0}});  // the leader's mean of its community
+    // The leader's mean of its community, which counts for its members' share of the workers.
+    actions.apply({update.kind, {update.id}, {share_of(static_cast<size_t>(c))}});
     close_round(static_cast<size_t>(c), actions);
     return;
   }
@@ -144,7 +145,7 @@ void CommunityRounds::close_if_complete(size_t c, Actions& actions) {
     return;
   }
   ApplyOrder order;
-  const double weight = 1.0 / static_cast<double>(community.contributions.size());
+  const double weight = share_of(c) / static_cast<double>(community.contributions.size());
   for (const auto& [worker, id] : community.contributions) {  // worker order: BSP's sums
     order.update_ids.push_back(id);
     order.weights.push_back(weight);
@@ -152,6 +153,10 @@ void CommunityRounds::close_if_complete(size_t c, Actions& actions) {
   community.contributions.clear();
   actions.apply(order);
   close_round(c, actions);
+}
+
+double CommunityRounds::share_of(size_t c) const {
+  return static_cast<double>(members(c).size()) / static_cast<double>(live_.size());
 }
 
 void CommunityRounds::close_round(size_t c, Actions& actions) {

@@ -122,9 +122,13 @@ void Petrel::on_pull_request(int worker, Actions& actions) {
 void Petrel::observe(const UpdateInfo& update) {
   if (update.steps <= 0) return;
   recent_loss_.add(update.train_loss);
+  // A round trip measures a worker's link only while it talks to the server alone: in a
+  // community aggregated at its leader, the leader's carries its members' models too and a
+  // member's goes to its leader. There the profile keeps the round trip it had.
+  const bool links_measured = !rounds_->grouping().aggregate_at_leader;
   if (update.members.empty()) {
-    features_.observe(update.worker, update.compute_seconds / update.steps, update.comm_seconds);
-    ++samples_since_decision_[update.worker];
+    observe_worker(update.worker, update.compute_seconds / update.steps,
+                   links_measured ? std::optional(update.comm_seconds) : std::nullopt);
     return;
   }
   if (update.merged_step_seconds.size() != update.members.size() + 1) {
@@ -133,17 +137,19 @@ void Petrel::observe(const UpdateInfo& update) {
                            " step times for itself and " + std::to_string(update.members.size()) +
                            " members");
   }
-  features_.observe(update.worker, update.merged_step_seconds.front(), update.comm_seconds);
-  ++samples_since_decision_[update.worker];
-  // A member's round trip is measured only while profiling, when it talks to the server (now
-  // it talks to its leader): its profile keeps that.
+  observe_worker(update.worker, update.merged_step_seconds.front(), std::nullopt);
   for (size_t m = 0; m < update.members.size(); ++m) {
-    const int member = update.members[m];
-    if (!live_.contains(member) || !features_.profiled(member)) continue;
-    features_.observe(member, update.merged_step_seconds[m + 1],
-                      features_.mean_round_trip_seconds(member));
-    ++samples_since_decision_[member];
+    observe_worker(update.members[m], update.merged_step_seconds[m + 1], std::nullopt);
   }
+}
+
+void Petrel::observe_worker(int worker, double step_seconds, std::optional<double> round_trip) {
+  if (!round_trip) {
+    if (!live_.contains(worker) || !features_.profiled(worker)) return;
+    round_trip = features_.mean_round_trip_seconds(worker);
+  }
+  features_.observe(worker, step_seconds, *round_trip);
+  ++samples_since_decision_[worker];
 }
 
 void Petrel::measure_drift_from_here() {

@@ -12,11 +12,12 @@
 //      asynchronous between communities, bounded by the agent's staleness.
 //   3. Regrouping. Every `regroup_interval` seconds of engine time the workers are profiled
 //      again (step 1) and regrouped (step 2). Between two, every update keeps feeding the
-//      profile (a leader's carries each member's step time); when a worker's normalized step
-//      time or round trip has changed by a factor of more than 1 + `drift_threshold` (up or
-//      down) since the agent last decided (counted once every worker's window holds only
-//      samples from after the decision), the agent decides again on the profile as it is.
-//      A factor, not a distance: the slowest workers' features are the largest, and their
+//      profile its step times (a leader's carries each member's; round trips only where the
+//      community aggregates at the server: a leader's carries its members' models too); when a
+//      worker's normalized step time or round trip has changed by a factor of more than 1 +
+//      `drift_threshold` (up or down) since the agent last decided (counted once every worker's
+//      window holds only samples from after the decision), the agent decides again on the profile
+//      as it is. A factor, not a distance: the slowest workers' features are the largest, and their
 //      noise would otherwise count most. Each regroup takes effect
 //      once every community finished its round, and is a `regroup` record (reason,
 //      communities with their leaders first, aggregation, the staleness bound, and the
@@ -84,6 +85,8 @@ class Petrel : public Protocol {
   Grouping everyone() const;
   // Feeds the update's step and round-trip times to the profile.
   void observe(const UpdateInfo& update);
+  // One worker's sample; without a round trip, its profile's mean stands in for one.
+  void observe_worker(int worker, double step_seconds, std::optional<double> round_trip);
   // Asks the agent for a configuration on the profile, applies its staleness bound and
   // regroups into its communities; `record` starts the regroup record (its reason).
   void decide(double now, nlohmann::json record, Actions& actions);

@@ -86,7 +86,8 @@ struct UpdateInfo {
 };
 
 // One application of updates to the global model: one new version.
-//  Gradient: the server optimizer steps once on Σ weights[k]·gradient[k] (weights sum to 1).
+//  Gradient: the server optimizer steps once on Σ weights[k]·gradient[k] (weights sum to 1,
+//            or less for a part of the workers: a Petrel community counts for its share).
 //  Delta:    W ← W + Σ weights[k]·delta[k], no server momentum.
 struct ApplyOrder {
   UpdateKind kind = UpdateKind::Gradient;

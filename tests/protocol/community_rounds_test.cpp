@@ -51,12 +51,14 @@ TEST(CommunityRoundsTest, ALeaderGathersItsMembersAndOneUpdatePerRoundIsApplied)
   push(rounds, actions, update_of(1, 10, {0, 2}));
   ASSERT_EQ(actions.applied.size(), 1u);
   EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{10}));
-  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{1.0}));
+  // The leader's mean counts for its community's share of the workers: 3 of 5.
+  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{0.6}));
   EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 1, 2}))
       << "the first community goes on without waiting for the second";
   EXPECT_EQ(rounds.rounds(), (std::vector<int64_t>{1, 0}));
 }
 
+// ... weighted by the community's share of the workers (2 of 4 here), as a leader's round is.
 TEST(CommunityRoundsTest, AtTheServerACommunityRoundAppliesExactlyTheMeanOfItsMembers) {
   CommunityRounds rounds(4, kUnbounded, {{{0, 2}, {1, 3}}, false});
   RecordingActions actions;
@@ -69,7 +71,7 @@ TEST(CommunityRoundsTest, AtTheServerACommunityRoundAppliesExactlyTheMeanOfItsMe
   push(rounds, actions, update_of(0, 22));
   ASSERT_EQ(actions.applied.size(), 1u);
   EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{22, 20}));  // in worker order
-  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{0.5, 0.5}));
+  EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{0.25, 0.25}));
   EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 2}));
 }
 

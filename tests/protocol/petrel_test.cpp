@@ -181,6 +181,21 @@ TEST(PetrelTest, ALeadersUpdateFeedsItsMembersStepTimesToTheProfile) {
   EXPECT_EQ(rounds, 5);
 }
 
+// A leader's round trip grows with the models it relays to its members: that is its role, not
+// a change of its link, and no drift.
+TEST(PetrelTest, ALeadersLongerRoundTripIsNoDrift) {
+  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"window", 2.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  for (int r = 0; r < 6; ++r) {
+    push(*petrel, actions, step_of(1, id++, 1.0, 10 * kRoundTrip[1], 1.0, {0}));
+    push(*petrel, actions, step_of(3, id++, 4.0, 10 * kRoundTrip[3], 1.0, {2}));
+  }
+  EXPECT_EQ(actions.events_of_type("regroup").size(), 2u);
+}
+
 TEST(PetrelTest, ALeadersUpdateWithoutItsMembersStepTimesIsAnEngineError) {
   auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions actions;
