@@ -44,10 +44,14 @@ test-tsan: deps
 	cmake --build $(TSAN_BUILD) -j $(JOBS) --target hetps_tsan_tests
 	TSAN_OPTIONS=halt_on_error=1 $(TSAN_BUILD)/tests/hetps_tsan_tests
 
-# Fetches Fashion-MNIST once, then compares the baselines on the default scenario.
+# Fetches Fashion-MNIST once, then compares every protocol hetps has (as `hetps protocols` lists
+# them) on the default scenario, hetero-compute, three seeds each; prints the table and the path
+# of the report (runs/demo/report/report.html).
+DEMO_SEEDS ?= 3
 demo: build
 	$(BUILD)/hetps data fetch fashion-mnist
-	$(BUILD)/hetps compare --protocols bsp,asp,ssp,local_sgd --out runs/demo --force
+	$(BUILD)/hetps compare --seeds $(DEMO_SEEDS) --out runs/demo --force \
+	  --protocols $$($(BUILD)/hetps protocols | awk '/^[a-z]/ { print $$1 }' | paste -sd, -)
 
 bench: build
 	$(BUILD)/bench/hetps_bench
