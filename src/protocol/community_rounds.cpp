@@ -156,6 +156,7 @@ void CommunityRounds::close_if_complete(size_t c, Actions& actions) {
 }
 
 double CommunityRounds::share_of(size_t c) const {
+  if (live_.empty()) throw std::logic_error("CommunityRounds: a round closed with no live worker");
   return static_cast<double>(members(c).size()) / static_cast<double>(live_.size());
 }
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -67,9 +68,15 @@ void Petrel::decide(double now, nlohmann::json record, Actions& actions) {
   // A learned agent's actions are those it was trained with: it may ask for more communities
   // than max_communities, or than there are live workers.
   const int most = std::min(options_.max_communities, static_cast<int>(workers.size()));
+  const CommunityConfiguration installed = configuration_;
   configuration_ = {std::clamp(chosen.communities, 1, most), chosen.staleness};
   std::optional<double> silhouette;
   Grouping grouping = communities_of(workers, points, configuration_.communities, silhouette);
+  // A drift that leaves the communities and their bound as they are needs no quiesce.
+  if (record.at("reason") == "drift" && grouping == rounds_->grouping() &&
+      configuration_.staleness == installed.staleness) {
+    return;
+  }
   record["staleness"] = configuration_.staleness == kUnbounded ? -1 : configuration_.staleness;
   if (silhouette) record["silhouette"] = *silhouette;
   set_staleness(configuration_.staleness);
@@ -109,9 +116,17 @@ void Petrel::set_staleness(int64_t staleness) {
   // CommunityRounds takes its bound once, at construction, and its saved state holds everything
   // else: a copy under the new bound carries on exactly. Called right before a regroup, whose
   // quiesce starts no round, so no round starts under a bound between the two.
-  CommunityRounds bounded(workers_, staleness, rounds_->grouping());
-  bounded.restore_state(rounds_->save_state());
+  CommunityRounds bounded = rounds_restored_from(rounds_->save_state(), staleness);
   rounds_ = std::move(bounded);
+}
+
+CommunityRounds Petrel::rounds_restored_from(const nlohmann::json& state, int64_t staleness) const {
+  // Built as at a run's start, every worker alive, then given the state, which says who is.
+  Grouping all{{std::vector<int>(static_cast<size_t>(workers_))}, false};
+  std::iota(all.communities.front().begin(), all.communities.front().end(), 0);
+  CommunityRounds rounds(workers_, staleness, std::move(all));
+  rounds.restore_state(state);
+  return rounds;
 }
 
 void Petrel::on_pull_request(int worker, Actions& actions) {
@@ -198,7 +213,7 @@ void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
   if (profiling_) {
     const std::vector<int64_t> rounds = rounds_->rounds();
     if (!rounds.empty() && rounds.front() >= options_.profile_steps &&
-        features_.unprofiled().empty()) {
+        std::ranges::all_of(live_, [&](int worker) { return features_.profiled(worker); })) {
       profiling_ = false;
       last_profile_time_ = update.now;
       decide(update.now, {{"reason", "profiled"}}, actions);
@@ -238,8 +253,10 @@ void Petrel::record_installed(Actions& actions) {
 void Petrel::on_worker_failed(int worker, Actions& actions) {
   if (!live_.erase(worker)) return;
   features_.forget(worker);
-  // The others' features are normalized by a median that moved.
-  if (!decided_features_.empty() && !live_.empty()) measure_drift_from_here();
+  // The others' drift is still measured from the last decision: the median moved with this
+  // death, and a move past the threshold regroups the survivors.
+  decided_features_.erase(worker);
+  samples_since_decision_.erase(worker);
   rounds_->on_worker_failed(worker, actions);
   record_installed(actions);
 }
@@ -264,11 +281,11 @@ void Petrel::restore_state(const nlohmann::json& state) {
   live_ = state.at("live").get<std::set<int>>();
   features_.restore_state(state.at("features"));
   configuration_ = {state.at("communities").get<int>(), state.at("staleness").get<int64_t>()};
-  rounds_.emplace(workers_, configuration_.staleness, everyone());
-  rounds_->restore_state(state.at("rounds"));
+  rounds_ = rounds_restored_from(state.at("rounds"), configuration_.staleness);
   recent_loss_.restore_state(state.at("recent_loss"));
-  decided_features_ = state.at("decided_features").get<std::map<int, std::vector<double>>>();
-  samples_since_decision_ = state.at("samples_since_decision").get<std::map<int, int>>();
+  // States saved before drift was measured have neither: no baseline, as while profiling.
+  decided_features_ = state.value("decided_features", std::map<int, std::vector<double>>{});
+  samples_since_decision_ = state.value("samples_since_decision", std::map<int, int>{});
   decision_loss_.reset();
   if (state.contains("decision_loss")) decision_loss_ = state.at("decision_loss").get<double>();
   profiling_ = state.at("profiling").get<bool>();

@@ -98,6 +98,9 @@ class Petrel : public Protocol {
   Grouping communities_of(const std::vector<int>& workers, const Points& points, int communities,
                           std::optional<double>& silhouette) const;
   void set_staleness(int64_t staleness);
+  // CommunityRounds under `staleness` as `state` (CommunityRounds::save_state) left them, dead
+  // workers included.
+  CommunityRounds rounds_restored_from(const nlohmann::json& state, int64_t staleness) const;
   void regroup(Grouping grouping, nlohmann::json record, Actions& actions);
   // Writes the `regroup` record once a requested regroup has taken effect.
   void record_installed(Actions& actions);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -128,8 +129,10 @@ TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
 }
 
 // Rounds of every worker pushing at the server (aggregate_at = "server") until a `drift`
-// regroup is recorded, worker 0's step taking `worker_0_step`; the records of the regroups.
-std::vector<ProtocolEvent> rounds_until_drift(double worker_0_step, int rounds) {
+// regroup is recorded, worker 0's step in round r taking `worker_0_step(r)`; the records of
+// the regroups.
+std::vector<ProtocolEvent> rounds_until_drift(const std::function<double(int)>& worker_0_step,
+                                              int rounds) {
   auto petrel = make_protocol(
       "petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"window", 1.0}});
   RecordingActions actions;
@@ -138,14 +141,14 @@ std::vector<ProtocolEvent> rounds_until_drift(double worker_0_step, int rounds) 
   int id = profile(*petrel, actions, 1);
   for (int r = 0; r < rounds && actions.events_of_type("regroup").size() < 3; ++r) {
     for (int w = 0; w < 4; ++w) {
-      push(*petrel, actions, step_of(w, id++, w == 0 ? worker_0_step : kStep[w], kRoundTrip[w]));
+      push(*petrel, actions, step_of(w, id++, w == 0 ? worker_0_step(r) : kStep[w], kRoundTrip[w]));
     }
   }
   return actions.events_of_type("regroup");
 }
 
 TEST(PetrelTest, AWorkerWhoseStepTimeDriftsIsRegroupedWithoutWaitingForTheInterval) {
-  const auto records = rounds_until_drift(4.0, 8);
+  const auto records = rounds_until_drift([](int) { return 4.0; }, 8);
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[1].details.at("communities"), nlohmann::json({{1, 0}, {3, 2}}));
   EXPECT_EQ(records[2].details.at("reason"), "drift");
@@ -157,7 +160,8 @@ TEST(PetrelTest, AWorkerWhoseStepTimeDriftsIsRegroupedWithoutWaitingForTheInterv
 }
 
 TEST(PetrelTest, SteadyWorkersAreNotRegroupedForDrift) {
-  EXPECT_EQ(rounds_until_drift(kStep[0], 8).size(), 2u);
+  // Worker 0's step wavers by 30%: its feature by less than the threshold's factor 1.5.
+  EXPECT_EQ(rounds_until_drift([](int r) { return r % 2 == 0 ? 1.3 : 1.0; }, 8).size(), 2u);
 }
 
 TEST(PetrelTest, ALeadersUpdateFeedsItsMembersStepTimesToTheProfile) {
@@ -205,6 +209,45 @@ TEST(PetrelTest, ALeadersUpdateWithoutItsMembersStepTimesIsAnEngineError) {
   UpdateInfo update = step_of(1, id, 1.0, 0.1, 1.0, {0});
   update.merged_step_seconds.pop_back();
   EXPECT_THROW(petrel->on_update(update, actions), std::logic_error);
+}
+
+TEST(PetrelTest, AfterADeathTheSurvivorsAreProfiledAndGroupedAgain) {
+  auto petrel = make_protocol(
+      "petrel",
+      {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"regroup_interval", 5.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  petrel->on_worker_failed(0, actions);
+  // Past the interval: the survivors profile as BSP, then the agent groups them.
+  for (int r = 0; r < 3; ++r) {
+    for (int w = 1; w < 4; ++w) push(*petrel, actions, step_of(w, id++, kStep[w], 0.1, 6.0));
+  }
+  const auto records = actions.events_of_type("regroup");
+  ASSERT_EQ(records.size(), 4u);
+  EXPECT_EQ(records[2].details.at("reason"), "profile");
+  EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{1, 2, 3}}));
+  EXPECT_EQ(records[3].details.at("reason"), "profiled");
+  EXPECT_EQ(records[3].details.at("communities"), nlohmann::json({{1}, {3, 2}}));
+}
+
+// A dead worker's community shrinks, and so does its weight: it counts for its share of the
+// live workers.
+TEST(PetrelTest, ACommunitysRoundCountsForItsShareOfTheLiveWorkers) {
+  auto petrel =
+      make_protocol("petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
+  RecordingActions actions;
+  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+  int id = profile(*petrel, actions, 1);
+  push(*petrel, actions, step_of(2, id++, 4.0, 0.1));
+  push(*petrel, actions, step_of(3, id++, 4.0, 0.1));
+  EXPECT_EQ(actions.applied.back().weights, (std::vector<double>{0.25, 0.25})) << "2 of 4";
+  petrel->on_worker_failed(0, actions);
+  push(*petrel, actions, step_of(1, id++, 1.0, 0.1));
+  ASSERT_EQ(actions.applied.back().weights.size(), 1u);
+  EXPECT_DOUBLE_EQ(actions.applied.back().weights[0], 1.0 / 3.0) << "1 of 3";
 }
 
 TEST(PetrelTest, AlikeWorkersFormOneCommunity) {
