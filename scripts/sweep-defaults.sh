@@ -4,6 +4,7 @@
 # the scenario's budget; it prints one table row per run, and the chosen defaults are the
 # rows with the best final accuracy (ties: the earlier time to target).
 #   scripts/sweep-defaults.sh [OUT_DIR] [SEEDS]     (default: runs/sweep, 1 seed)
+#   FAMILIES="petrel" scripts/sweep-defaults.sh ...  (default: all three families below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-runs/sweep}
@@ -16,6 +17,10 @@ averaging_protocols=bsp,local_sgd
 averaging_grid="0.02:0.9 0.05:0.9 0.1:0.9 0.05:0.5 0.1:0.5"
 asynchronous_protocols=asp,ssp
 asynchronous_grid="0.005:0 0.01:0 0.02:0 0.05:0 0.01:0.5 0.02:0.5"
+# Petrel averages inside a community and applies communities' rounds asynchronously: both grids.
+community_protocols=petrel
+community_grid="$averaging_grid $asynchronous_grid"
+families=${FAMILIES:-averaging asynchronous community}
 
 run_grid() {  # scenario protocols grid
   local scenario=$1 protocols=$2 grid=$3
@@ -35,6 +40,8 @@ run_grid() {  # scenario protocols grid
 echo "| scenario | protocol | seed | lr | momentum | final accuracy | best accuracy | time to target (s) |"
 echo "|---|---|---|---|---|---|---|---|"
 for scenario in hetero-compute hetero-network; do
-  run_grid "$scenario" "$averaging_protocols" "$averaging_grid"
-  run_grid "$scenario" "$asynchronous_protocols" "$asynchronous_grid"
+  for family in $families; do
+    protocols=${family}_protocols grid=${family}_grid
+    run_grid "$scenario" "${!protocols}" "${!grid}"
+  done
 done

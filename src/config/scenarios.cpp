@@ -40,9 +40,9 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       // ASHL's workers run local steps as local SGD's do, and the server merges their deltas
       // (spec/ashl.md): local SGD's row, not a sweep.
       {"hetero-compute", "ashl", defaults(0.05, 0.9)},
-      // Petrel's communities aggregate gradients synchronously, as BSP does, at the server's
-      // optimizer: BSP's row, not a sweep.
-      {"hetero-compute", "petrel", defaults(0.05, 0.9)},
+      // Petrel averages inside a community and applies the communities' rounds asynchronously:
+      // its own sweep over both grids (docs/defaults.md).
+      {"hetero-compute", "petrel", defaults(0.1, 0.5)},
       {"hetero-network", "bsp", defaults(0.05, 0.9)},
       {"hetero-network", "local_sgd", defaults(0.05, 0.9)},
       {"hetero-network", "asp", defaults(0.05, 0.0), true},
@@ -50,6 +50,7 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       {"hetero-network", "sync_switch", defaults(0.05, 0.9)},
       {"hetero-network", "sapus", defaults(0.05, 0.9)},
       {"hetero-network", "ashl", defaults(0.05, 0.9)},
+      // Alike workers make one community: Petrel is BSP here, and its sweep chose BSP's row.
       {"hetero-network", "petrel", defaults(0.05, 0.9)},
   };
   return table;
