@@ -8,8 +8,8 @@ the experiment script names them) and replaces the text between DOC's two experi
 with the tables; the rest of DOC is kept.
 """
 import experiment_runs
-from experiment_runs import (level_cells, load_comparison, mean_or_none, spread, table,
-                             to_level, wrap)
+from experiment_runs import (level_cells, load_settings, mean_or_none, setting_sections, spread,
+                             table, to_level, wrap)
 
 BEGIN_MARKER = "<!-- experiment-ashl: begin (written by scripts/experiment-ashl.sh) -->"
 END_MARKER = "<!-- experiment-ashl: end -->"
@@ -18,12 +18,6 @@ TOLERANCE = 0.005
 SETTINGS = [f"{scenario}-{workers}w" for scenario in ("hetero-network", "hetero-compute")
             for workers in (8, 16)]
 JUDGED = [name for name in SETTINGS if name.startswith("hetero-network")]
-
-
-def load_setting(out, name):
-    comparison = load_comparison(out / f"{name}-ashl")
-    comparison.update(load_comparison(out / f"{name}-baselines"))
-    return comparison
 
 
 def same_steps_local_sgd(comparison):
@@ -86,15 +80,10 @@ def acceptance_2(name, comparison):
 
 
 def report(out):
-    ran = [name for name in SETTINGS if (out / f"{name}-baselines" / "summary.csv").exists()]
-    sections = []
-    for name in ran:
-        sections += [f"### {name}", setting_table(load_setting(out, name))]
-    not_run = [name for name in SETTINGS if name not in ran]
-    if not_run:
-        sections += ["Not run in this regeneration: " + ", ".join(not_run) + "."]
+    loaded = load_settings(out, SETTINGS, ("ashl", "baselines"))
+    sections = setting_sections(SETTINGS, loaded, setting_table)
     sections += ["### Acceptance 2 (hetero-network, means over seeds 1–3)"]
-    sections += [acceptance_2(name, load_setting(out, name)) for name in JUDGED if name in ran]
+    sections += [acceptance_2(name, loaded[name]) for name in JUDGED if name in loaded]
     return wrap(sections)
 
 

@@ -58,6 +58,31 @@ def load_comparison(directory):
     return runs
 
 
+def load_settings(out, settings, parts):
+    """{setting: its entries} for every setting whose comparisons OUT/SETTING-PART, one per
+    part, have all run, merged in the order of `parts`."""
+    loaded = {}
+    for name in settings:
+        directories = [out / f"{name}-{part}" for part in parts]
+        if all((directory / "summary.csv").exists() for directory in directories):
+            loaded[name] = {}
+            for directory in directories:
+                loaded[name].update(load_comparison(directory))
+    return loaded
+
+
+def setting_sections(settings, loaded, setting_table):
+    """A heading and setting_table(entries) per setting that ran, then a line naming those
+    that did not."""
+    sections = []
+    for name, comparison in loaded.items():
+        sections += [f"### {name}", setting_table(comparison)]
+    not_run = [name for name in settings if name not in loaded]
+    if not_run:
+        sections += ["Not run in this regeneration: " + ", ".join(not_run) + "."]
+    return sections
+
+
 def to_level(runs, levels, key):
     """Per seed, `key` of the first evaluation at that seed's level (`levels` by seed); None
     where never reached."""
