@@ -39,9 +39,13 @@ else
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+# Again whenever package-lock.json changed since the last install (npm ci keeps its own copy).
 cd "$(dirname "$0")/.."
-if [[ ! -f node_modules/playwright-core/package.json ]]; then
+if [[ ! -f node_modules/.package-lock.json || package-lock.json -nt node_modules/.package-lock.json ]]; then
   echo "install-deps: installing playwright-core from npm (package-lock.json)"
-  npm ci --no-audit --no-fund --loglevel=error
+  npm ci --no-audit --no-fund --loglevel=error || {
+    echo "install-deps: npm ci failed: playwright-core comes from the npm registry (package-lock.json)" >&2
+    exit 1
+  }
 fi
 echo "install-deps: done"

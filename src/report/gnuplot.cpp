@@ -107,7 +107,9 @@ std::optional<std::filesystem::path> find_gnuplot() {
     const size_t colon = directories.find(':');
     const std::filesystem::path candidate =
         std::filesystem::path(directories.substr(0, colon)) / "gnuplot";
-    if (access(candidate.c_str(), X_OK) == 0) return candidate;
+    // Absolute: gnuplot starts in the report's directory, where a relative PATH entry (".",
+    // or an empty one) would name another file.
+    if (access(candidate.c_str(), X_OK) == 0) return std::filesystem::absolute(candidate);
     directories.remove_prefix(colon == std::string_view::npos ? directories.size() : colon + 1);
   }
   return std::nullopt;

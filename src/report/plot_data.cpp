@@ -1,6 +1,7 @@
 #include "report/plot_data.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 
 #include <fmt/format.h>
@@ -89,7 +90,8 @@ std::vector<CurvePoint> accuracy_curve(const RunRecord& run) {
 std::vector<CurvePoint> loss_curve(const RunRecord& run) {
   std::vector<CurvePoint> curve;
   for (const Evaluation& e : run.evaluations) {
-    if (e.samples > 0) curve.push_back({e.time, e.train_loss});
+    // No point before any sample, nor where the loss diverged (gnuplot leaves a gap).
+    if (e.samples > 0 && std::isfinite(e.train_loss)) curve.push_back({e.time, e.train_loss});
   }
   return curve;
 }

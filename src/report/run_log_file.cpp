@@ -1,6 +1,7 @@
 #include "report/run_log_file.h"
 
 #include <fstream>
+#include <limits>
 #include <string>
 
 #include <fmt/format.h>
@@ -47,6 +48,14 @@ class LogLine {
     return record_.at(key).get<double>();
   }
 
+  // A loss, which a diverged run logs as null (JSON has no NaN): NaN then.
+  double loss(const char* key) const {
+    if (record_.contains(key) && record_.at(key).is_null()) {
+      return std::numeric_limits<double>::quiet_NaN();
+    }
+    return number(key);
+  }
+
  private:
   std::string where_;
   json record_;
@@ -68,7 +77,7 @@ RunLogFile read_run_log(const std::filesystem::path& file) {
     if (type == "eval") {
       log.evaluations.push_back({record.number("time"),
                                  static_cast<int64_t>(record.number("samples")),
-                                 record.number("test_accuracy"), record.number("train_loss")});
+                                 record.number("test_accuracy"), record.loss("train_loss")});
     } else {
       log.events.push_back({record.number("time"), type});
     }

@@ -1,5 +1,7 @@
 // The report built from the committed fixtures: every plot drawn, every CSV complete, and the
 // table's numbers those of the summaries, read back out of report.html.
+#include <unistd.h>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -118,7 +120,9 @@ class ReportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     if (!find_gnuplot()) return;
-    out_ = new fs::path(fs::path(::testing::TempDir()) / "hetps-report-ReportTest");
+    // One directory per process: ctest runs each of these tests in its own, in parallel.
+    out_ = new fs::path(fs::path(::testing::TempDir()) /
+                        ("hetps-report-ReportTest-" + std::to_string(getpid())));
     fs::remove_all(*out_);
     fs::create_directories(*out_);
     runs_ = new std::vector<RunRecord>(

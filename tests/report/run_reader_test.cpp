@@ -1,10 +1,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "report/input_error.h"
+#include "report/plot_data.h"
 #include "report/run_reader.h"
 #include "report_files.h"
 
@@ -94,6 +99,24 @@ TEST(RunReaderTest, ABrokenLogLineIsNamedByFileAndLine) {
   write_text(run / "log.jsonl", text);
   EXPECT_THAT(error_reading({run}), HasSubstr((run / "log.jsonl").string() +
                                               ":3: expected a JSON object (one record a line): "));
+}
+
+// A run whose loss diverged logs it as null: read as NaN, and left out of the loss curve.
+TEST(RunReaderTest, ADivergedLossReadsAsNaNAndLeavesTheLossCurve) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sapus", "sapus");
+  nlohmann::json last = nlohmann::json::parse(lines_of(run / "log.jsonl").back());
+  ASSERT_EQ(last.at("type"), "eval");
+  last["train_loss"] = nullptr;
+  write_text(run / "log.jsonl", read_text(run / "log.jsonl") + last.dump() + "\n");
+  const std::vector<RunRecord> runs = read_runs({run});
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_TRUE(std::isnan(runs[0].evaluations.back().train_loss));
+  const auto& evaluations = runs[0].evaluations;
+  const auto trained = std::count_if(evaluations.begin(), evaluations.end(),
+                                     [](const Evaluation& e) { return e.samples > 0; });
+  EXPECT_EQ(static_cast<std::ptrdiff_t>(loss_curve(runs[0]).size()), trained - 1)
+      << "every trained evaluation but the diverged one";
 }
 
 TEST(RunReaderTest, ALogRecordWithoutItsTimeIsNamedByFileAndLine) {
