@@ -14,7 +14,7 @@
 namespace hetps::cli {
 
 struct ProtocolEntry {
-  std::string text;      // as given: the run's name, with any '/' as '_'
+  std::string text;      // as given; the run's name is this with any '/' as '_'
   std::string protocol;  // a registered protocol
   std::vector<std::pair<std::string, std::string>> params;  // parameter name, TOML value
 

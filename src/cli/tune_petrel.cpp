@@ -158,6 +158,8 @@ void tune_petrel(const TunePetrelFlags& flags) {
         "the agent file it writes then serves train on any engine",
         episodes.job().engine));
   }
+  // Seeds from 2^31 on would draw held-out clusters whose seeds pass 2^63, which a TOML
+  // integer (the episode's config) cannot hold.
   if (episodes.job().seed >= kHeldOut) {
     throw UsageError(fmt::format(
         "seed = {}: hetps tune petrel draws episode clusters from seed × 2^32 + episode, so the "
