@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "report/units.h"
+
 namespace hetps::cli {
 namespace {
 
@@ -57,16 +59,6 @@ std::string mean_and_spread(const std::vector<double>& values, int decimals,
   if (values.size() == 1) return fmt::format("{:.{}f}{}", values.front(), decimals, unit);
   return fmt::format("{:.{}f} ± {:.{}f}{}", mean(values), decimals, standard_deviation(values),
                      decimals, unit);
-}
-
-std::string format_bytes(double bytes) {
-  constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB"};
-  size_t unit = 0;
-  while (bytes >= 1000 && unit + 1 < std::size(kUnits)) {
-    bytes /= 1000;
-    ++unit;
-  }
-  return fmt::format("{:.{}f} {}", bytes, unit == 0 ? 0 : 2, kUnits[unit]);
 }
 
 template <class Field>
@@ -130,7 +122,7 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
         mean_and_spread(times, 1, " s"),
         fmt::format("{}/{}", times.size(), group.seeds.size()),
         speed_up,
-        format_bytes(mean(collect(group, [](const auto& s) { return s.bytes_to_server; }))),
+        report::format_bytes(mean(collect(group, [](const auto& s) { return s.bytes_to_server; }))),
     });
   }
   return align(rows);

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/csv.h"
+
 namespace hetps::cli {
 namespace {
 
@@ -31,15 +33,11 @@ constexpr const char* kColumns[] = {"run_name",
                                     "engine",
                                     "workers"};
 
-// Strings quoted when they hold a separator or a quote; null (a target never reached) empty.
-std::string csv_cell(const nlohmann::json& value) {
+// A summary field as a CSV cell (report/csv.h quotes text); null (a target never reached) empty.
+std::string summary_cell(const nlohmann::json& value) {
   if (value.is_null()) return "";
   if (!value.is_string()) return value.dump();
-  const std::string text = value.get<std::string>();
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return quoted + "\"";
+  return report::csv_cell(value.get<std::string>());
 }
 
 }  // namespace
@@ -51,7 +49,7 @@ void write_summary_csv(const std::filesystem::path& file, const std::vector<Comp
     nlohmann::json row = metrics::to_json(run.summary);
     row["directory"] = run.directory;
     std::vector<std::string> cells;
-    for (const char* column : kColumns) cells.push_back(csv_cell(row.at(column)));
+    for (const char* column : kColumns) cells.push_back(summary_cell(row.at(column)));
     out << fmt::format("{}\n", fmt::join(cells, ","));
   }
   out.flush();

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <functional>
-#include <iterator>
 #include <vector>
 
 #include <fmt/format.h>
@@ -11,6 +10,7 @@
 #include "report/html.h"
 #include "report/plot_data.h"
 #include "report/plot_scripts.h"
+#include "report/units.h"
 
 namespace hetps::report {
 namespace {
@@ -21,16 +21,6 @@ using Format = std::function<std::string(double)>;
 std::string exact(double value) { return fmt::format("{}", value); }
 
 std::string fixed(double value, int decimals) { return fmt::format("{:.{}f}", value, decimals); }
-
-std::string bytes(double value) {
-  constexpr const char* kUnits[] = {"B", "kB", "MB", "GB", "TB"};
-  size_t unit = 0;
-  while (value >= 1000 && unit + 1 < std::size(kUnits)) {
-    value /= 1000;
-    ++unit;
-  }
-  return fmt::format("{:.{}f} {}", value, unit == 0 ? 0 : 2, kUnits[unit]);
-}
 
 // Counts per seed: whole when they are, else one decimal.
 std::string count(double value) {
@@ -114,9 +104,9 @@ std::string row(const Comparison& comparison, size_t index) {
       speed_up_cell(entry) +
       spread_cell("samples_per_second", entry.samples_per_second,
                   [](double v) { return fixed(v, 0); }) +
-      spread_cell("bytes_to_server", entry.bytes_to_server, bytes) +
-      spread_cell("bytes_from_server", entry.bytes_from_server, bytes) +
-      spread_cell("bytes_worker_to_worker", entry.bytes_worker_to_worker, bytes) +
+      spread_cell("bytes_to_server", entry.bytes_to_server, format_bytes) +
+      spread_cell("bytes_from_server", entry.bytes_from_server, format_bytes) +
+      spread_cell("bytes_worker_to_worker", entry.bytes_worker_to_worker, format_bytes) +
       spread_cell("mean_staleness", entry.mean_staleness, [](double v) { return fixed(v, 2); }) +
       whole_cell("max_staleness", entry.max_staleness);
   for (const std::string& type : comparison.event_types)
