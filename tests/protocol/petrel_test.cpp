@@ -53,6 +53,20 @@ int profile(Protocol& petrel, RecordingActions& actions, int rounds, int next_id
   return next_id;
 }
 
+// Petrel with `params` on the four workers above, started, every worker's first pull
+// answered, and profiled for one round: the first decision made.
+struct ProfiledPetrel {
+  explicit ProfiledPetrel(const config::ProtocolParams& params)
+      : petrel(make_protocol("petrel", params)) {
+    petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
+    for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
+    next_id = profile(*petrel, actions, 1);
+  }
+  std::unique_ptr<Protocol> petrel;
+  RecordingActions actions;
+  int next_id = 0;
+};
+
 TEST(PetrelTest, ProfilesAsBspThenGroupsAlikeWorkersUnderTheirFastestLink) {
   auto petrel = make_protocol("petrel", {{"profile_steps", 2.0}});
   RecordingActions actions;
@@ -91,11 +105,8 @@ TEST(PetrelTest, ProfilesAsBspThenGroupsAlikeWorkersUnderTheirFastestLink) {
 }
 
 TEST(PetrelTest, AFastCommunityRunsAheadOfASlowOneWithOnePushPerRound) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}});
+  auto& [petrel, actions, id] = started;
   const size_t applied_before = actions.applied.size();
   for (int r = 0; r < 3; ++r) push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}));
   EXPECT_EQ(actions.applied.size(), applied_before + 3);
@@ -105,11 +116,8 @@ TEST(PetrelTest, AFastCommunityRunsAheadOfASlowOneWithOnePushPerRound) {
 }
 
 TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"regroup_interval", 5.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}, {"regroup_interval", 5.0}});
+  auto& [petrel, actions, id] = started;
   ASSERT_EQ(actions.events_of_type("regroup").size(), 2u);
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 2.0, {0}));
   EXPECT_EQ(actions.events_of_type("regroup").size(), 2u);
@@ -133,12 +141,9 @@ TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
 // the regroups.
 std::vector<ProtocolEvent> rounds_until_drift(const std::function<double(int)>& worker_0_step,
                                               int rounds) {
-  auto petrel = make_protocol(
-      "petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"window", 1.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started(
+      {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"window", 1.0}});
+  auto& [petrel, actions, id] = started;
   for (int r = 0; r < rounds && actions.events_of_type("regroup").size() < 3; ++r) {
     for (int w = 0; w < 4; ++w) {
       push(*petrel, actions, step_of(w, id++, w == 0 ? worker_0_step(r) : kStep[w], kRoundTrip[w]));
@@ -165,11 +170,8 @@ TEST(PetrelTest, SteadyWorkersAreNotRegroupedForDrift) {
 }
 
 TEST(PetrelTest, ALeadersUpdateFeedsItsMembersStepTimesToTheProfile) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"window", 4.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}, {"window", 4.0}});
+  auto& [petrel, actions, id] = started;
   int rounds = 0;
   while (rounds < 8 && actions.events_of_type("regroup").size() < 3) {
     push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}, {4.0}));
@@ -188,11 +190,8 @@ TEST(PetrelTest, ALeadersUpdateFeedsItsMembersStepTimesToTheProfile) {
 // A leader's round trip grows with the models it relays to its members: that is its role, not
 // a change of its link, and no drift.
 TEST(PetrelTest, ALeadersLongerRoundTripIsNoDrift) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}, {"window", 2.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}, {"window", 2.0}});
+  auto& [petrel, actions, id] = started;
   for (int r = 0; r < 6; ++r) {
     push(*petrel, actions, step_of(1, id++, 1.0, 10 * kRoundTrip[1], 1.0, {0}));
     push(*petrel, actions, step_of(3, id++, 4.0, 10 * kRoundTrip[3], 1.0, {2}));
@@ -201,24 +200,17 @@ TEST(PetrelTest, ALeadersLongerRoundTripIsNoDrift) {
 }
 
 TEST(PetrelTest, ALeadersUpdateWithoutItsMembersStepTimesIsAnEngineError) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}});
+  auto& [petrel, actions, id] = started;
   UpdateInfo update = step_of(1, id, 1.0, 0.1, 1.0, {0});
   update.merged_step_seconds.pop_back();
   EXPECT_THROW(petrel->on_update(update, actions), std::logic_error);
 }
 
 TEST(PetrelTest, AfterADeathTheSurvivorsAreProfiledAndGroupedAgain) {
-  auto petrel = make_protocol(
-      "petrel",
+  ProfiledPetrel started(
       {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"regroup_interval", 5.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  auto& [petrel, actions, id] = started;
   petrel->on_worker_failed(0, actions);
   // Past the interval: the survivors profile as BSP, then the agent groups them.
   for (int r = 0; r < 3; ++r) {
@@ -235,12 +227,8 @@ TEST(PetrelTest, AfterADeathTheSurvivorsAreProfiledAndGroupedAgain) {
 // A dead worker's community shrinks, and so does its weight: it counts for its share of the
 // live workers.
 TEST(PetrelTest, ACommunitysRoundCountsForItsShareOfTheLiveWorkers) {
-  auto petrel =
-      make_protocol("petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
+  auto& [petrel, actions, id] = started;
   push(*petrel, actions, step_of(2, id++, 4.0, 0.1));
   push(*petrel, actions, step_of(3, id++, 4.0, 0.1));
   EXPECT_EQ(actions.applied.back().weights, (std::vector<double>{0.25, 0.25})) << "2 of 4";
@@ -263,12 +251,8 @@ TEST(PetrelTest, AlikeWorkersFormOneCommunity) {
 }
 
 TEST(PetrelTest, ADeadWorkerLeavesItsCommunity) {
-  auto petrel =
-      make_protocol("petrel", {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}});
+  auto& [petrel, actions, id] = started;
   petrel->on_worker_failed(0, actions);
   const size_t applied_before = actions.applied.size();
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1));
@@ -277,11 +261,8 @@ TEST(PetrelTest, ADeadWorkerLeavesItsCommunity) {
 }
 
 TEST(PetrelTest, SavedStateRestoresTheCommunitiesAndTheProfile) {
-  auto petrel = make_protocol("petrel", {{"profile_steps", 1.0}});
-  RecordingActions actions;
-  petrel->start(RunShape{4, 100000, 1, 0.0, 7}, actions);
-  for (int w = 0; w < 4; ++w) petrel->on_pull_request(w, actions);
-  int id = profile(*petrel, actions, 1);
+  ProfiledPetrel started({{"profile_steps", 1.0}});
+  auto& [petrel, actions, id] = started;
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}));
   auto restored = make_protocol("petrel", {{"profile_steps", 1.0}});
   RecordingActions ignored;
