@@ -59,7 +59,7 @@ class ServerEnd : public EngineExchange {
         loop_(
             config_, data_, evaluator_, listener_, endpoint_, [this] { return clock_.now(); },
             [this](int worker) { return layout_.describe_worker(worker); }) {
-    clock_.start(comm, config_.run.stall_timeout_s);
+    clock_.start(comm, mpi::Patience::before_training(config_.run));
     loop_.start();
     serve_next();  // the first pull
   }
@@ -108,7 +108,7 @@ class WorkerEnd : public EngineExchange {
         layout_(one_worker_asp().cluster, comm, one_worker_asp().run.stall_timeout_s),
         // One server: no shard rank sends slices, so the slice communicator is never used.
         endpoint_(comm, comm, layout_, {{0, floats}}, clock_) {
-    clock_.start(comm, one_worker_asp().run.stall_timeout_s);
+    clock_.start(comm, mpi::Patience::before_training(one_worker_asp().run));
     endpoint_.ask_first_pull();
     pulled_ = next_reply();
   }
@@ -124,7 +124,7 @@ class WorkerEnd : public EngineExchange {
     return seconds;
   }
 
-  void end() override { endpoint_.say_goodbye(); }
+  void end() override { endpoint_.say_goodbye(kPatienceSeconds, /*timeline=*/{}); }
 
  private:
   // The update a step on `pulled_` would push, as run_worker describes it.

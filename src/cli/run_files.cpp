@@ -1,6 +1,7 @@
 #include "cli/run_files.h"
 
 #include <cctype>
+#include <sstream>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -37,6 +38,12 @@ RunLog::RunLog(const std::filesystem::path& dir) : file_(dir / "log.jsonl"), out
 void RunLog::on_eval(const metrics::EvalRecord& record) { write_line(metrics::to_json(record)); }
 
 void RunLog::on_event(const nlohmann::json& record) { write_line(record); }
+
+void RunLog::on_timeline(const metrics::ActivityTimeline& timeline) {
+  std::ostringstream csv;
+  metrics::write_csv(csv, timeline);
+  write_file(file_.parent_path() / "timeline.csv", csv.str());
+}
 
 void RunLog::write_line(const nlohmann::json& record) {
   out_ << record.dump() << '\n' << std::flush;

@@ -1,5 +1,6 @@
 // The files of a run directory: config.toml (the resolved config, re-loadable with --config),
-// log.jsonl (the run log, one JSON record a line) and summary.json.
+// log.jsonl (the run log, one JSON record a line), timeline.csv (where each worker's time went,
+// metrics/activity_timeline.h) and summary.json.
 #pragma once
 
 #include <filesystem>
@@ -17,12 +18,13 @@ void write_config(const std::filesystem::path& dir, const config::Config& config
 void write_summary(const std::filesystem::path& dir, const metrics::Summary& summary);
 
 // Writes the run log to `<dir>/log.jsonl` as the engine produces it, each line flushed so a
-// running job can be followed with `tail -f`.
+// running job can be followed with `tail -f`, and the timeline to `<dir>/timeline.csv`.
 class RunLog : public engine::RunListener {
  public:
   explicit RunLog(const std::filesystem::path& dir);
   void on_eval(const metrics::EvalRecord& record) override;
   void on_event(const nlohmann::json& record) override;
+  void on_timeline(const metrics::ActivityTimeline& timeline) override;
 
  private:
   void write_line(const nlohmann::json& record);

@@ -28,6 +28,10 @@ class BothListeners : public engine::RunListener {
     first_.on_event(record);
     second_.on_event(record);
   }
+  void on_timeline(const metrics::ActivityTimeline& timeline) override {
+    first_.on_timeline(timeline);
+    second_.on_timeline(timeline);
+  }
 
  private:
   engine::RunListener& first_;

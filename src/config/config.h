@@ -122,6 +122,12 @@ struct RunConfig {
   // timeout stops the run with that message. Seconds of wall time.
   double stall_warning_s = 10;
   double stall_timeout_s = 120;  // >= stall_warning_s
+  // mpi: the waits before training (every rank of the job at the start), which no stall
+  // inspector watches yet; seconds of wall time.
+  double start_timeout_s = 120;
+  // The most intervals of each worker's activity timeline kept in memory and in timeline.csv
+  // (metrics/activity_timeline.h): past it, cycles are sampled. 0 records no timeline.
+  int64_t timeline_intervals = 4096;
 
   bool operator==(const RunConfig&) const = default;
 };

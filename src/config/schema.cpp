@@ -122,6 +122,9 @@ const Schema<Config>& config_schema() {
       // Finite: a wait never waits forever.
       field("run.stall_warning_s", positive, &C::run, &RunConfig::stall_warning_s),
       field("run.stall_timeout_s", positive, &C::run, &RunConfig::stall_timeout_s),
+      field("run.start_timeout_s", positive, &C::run, &RunConfig::start_timeout_s),
+      field("run.timeline_intervals", Range::between(0, 10'000'000), &C::run,
+            &RunConfig::timeline_intervals),
   });
   return schema;
 }

@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "data/dataset.h"
+#include "metrics/activity_timeline.h"
 #include "metrics/records.h"
 #include "model/learner.h"
 
@@ -20,6 +21,8 @@ class RunListener {
   virtual void on_eval(const metrics::EvalRecord& record) = 0;
   // `record` is a complete log record: {"type": ..., "time": ..., ...}.
   virtual void on_event(const nlohmann::json& record) = 0;
+  // Where each worker's time went, once, at the end of a run that records it.
+  virtual void on_timeline(const metrics::ActivityTimeline& /*timeline*/) {}
 };
 
 // Where an engine gets its models. Real engines give every worker thread its own Learner (a

@@ -26,6 +26,7 @@ class InjectedDelays {
   InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,
                  std::vector<params::KeyRange> shards);
 
+  const cluster::ClusterModel& cluster() const { return cluster_; }
   // Whether any worker's steps are padded: only then is a step worth calibrating.
   bool pads_any_compute() const;
   // A speed-1 step's duration, measured alone; set it before the workers start.

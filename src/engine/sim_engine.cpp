@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/run_timeline.h"
 #include "engine/sparse_push.h"
 #include "engine/worker_factory.h"
 #include "worker/merge_updates.h"
@@ -23,12 +24,14 @@ double gbps_to_bytes_per_second(double gbps) { return gbps * 1e9 / 8.0; }
 SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener)
     : config_(config),
+      listener_(listener),
       learner_(models.make_learner()),
       state_(config, data, *learner_, listener),
       cluster_(config.cluster, config.seed),
       inspector_(config.run.stall_warning_s, config.run.stall_timeout_s,
                  [](int worker) { return fmt::format("worker {}", worker); }),
-      replies_(config.cluster.workers) {
+      replies_(config.cluster.workers),
+      timeline_(make_timeline(config)) {
   const auto& layout = learner_->layout();
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());
@@ -120,7 +123,9 @@ metrics::Summary SimEngine::run() {
   }
   // Nothing left to happen: a worker still owing its update is hung, and nothing will come.
   if (stop_reason == "stalled") inspect_stalls_until(std::numeric_limits<double>::infinity());
-  return state_.finish(now_, stop_reason, "sim", wall_start);
+  metrics::Summary summary = state_.finish(now_, stop_reason, "sim", wall_start);
+  publish_timeline(timeline_, cluster_, now_, listener_, summary);
+  return summary;
 }
 
 void SimEngine::inspect_stalls_until(double time) {
@@ -171,6 +176,7 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
     return;
   }
   double sent = servers_free_at();
+  double transfer_starts = sent;
   double pulled = 0;
   // A silent leader hands nothing on: the server sends the model itself.
   if (route.via == protocol::kServer || clocks_[static_cast<size_t>(route.via)].silent) {
@@ -180,6 +186,7 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
     // The leader hands on the copy it has just received.
     const WorkerClock& leader = clocks_[static_cast<size_t>(route.via)];
     sent = leader.model_arrived - leader.last_pull_seconds;
+    transfer_starts = leader.model_arrived;
     pulled = network_->send(route.via, worker, model_bytes_, leader.model_arrived);
     state_.stats().add_bytes_worker_to_worker(static_cast<int64_t>(model_bytes_));
   }
@@ -223,6 +230,10 @@ void SimEngine::send_reply(const ReplyBatch::Route& route) {
   info.samples = result.samples;
   info.train_loss = result.mean_loss;
   info.compute_seconds = computed - pulled;
+  metrics::WorkerActivity& activity = timeline_.worker(worker);
+  activity.begin_cycle();
+  activity.record(metrics::Activity::kCommunicate, transfer_starts, pulled);
+  activity.record(metrics::Activity::kCompute, pulled, computed);
   clock.update_in_flight = id;
   inspector_.expect(worker, sent);
   schedule(computed, EventKind::PushReady, worker, id);
@@ -245,6 +256,7 @@ void SimEngine::send_update(int update_id) {
     return;
   }
   const double arrived = network_->send(info.worker, clock.leader, model_bytes_, now_);
+  timeline_.worker(info.worker).record(metrics::Activity::kCommunicate, now_, arrived);
   info.push_seconds = arrived - now_;
   info.pull_seconds = clock.last_pull_seconds;
   info.comm_seconds = info.push_seconds + info.pull_seconds;
@@ -261,6 +273,7 @@ void SimEngine::push_to_servers(int update_id) {
           : network_->send_to_servers(info.worker,
                                       shard_bytes(*sparse, state_.server().shard_ranges()), now_);
   state_.stats().add_bytes_to_server(push_bytes(state_.server().model().size(), sparse));
+  timeline_.worker(info.worker).record(metrics::Activity::kCommunicate, now_, arrived);
   info.push_seconds = arrived - now_;
   info.pull_seconds = clock.last_pull_seconds;
   info.comm_seconds = info.push_seconds + info.pull_seconds;
@@ -322,6 +335,7 @@ void SimEngine::fail(int worker) {
       std::ranges::find(config_.cluster.failures, worker, &config::WorkerFailure::worker);
   WorkerClock& clock = clocks_[static_cast<size_t>(worker)];
   clock.silent = true;
+  timeline_.worker(worker).stop_at(now_);
   const bool crash = failure->kind == "crash";
   clock.hung = !crash;
   state_.record(

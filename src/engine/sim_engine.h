@@ -22,6 +22,7 @@
 #include "engine/server_state.h"
 #include "engine/sim_network.h"
 #include "engine/stall_inspector.h"
+#include "metrics/activity_timeline.h"
 #include "model/learner.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
@@ -110,6 +111,7 @@ class SimEngine : public protocol::Actions {
   double servers_free_at() const;
 
   const config::Config& config_;
+  RunListener& listener_;
   // One model computes every worker's steps, one at a time, and the evaluations.
   std::unique_ptr<model::Learner> learner_;
   ServerState state_;
@@ -119,6 +121,7 @@ class SimEngine : public protocol::Actions {
   ReplyBatch replies_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   std::vector<WorkerClock> clocks_;
+  metrics::ActivityTimeline timeline_;
   std::priority_queue<Event, std::vector<Event>, std::greater<>> events_;
   std::vector<double> shard_free_at_;
   std::vector<double> shard_fraction_;     // each shard's share of the model's bytes

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/precise_wakeups.h"
+#include "engine/run_timeline.h"
 #include "engine/sparse_push.h"
 #include "engine/step_calibration.h"
 #include "engine/worker_factory.h"
@@ -80,13 +81,15 @@ class ThreadsEngine::Link : public WorkerLink {
 ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit& data,
                              const ModelSource& models, RunListener& listener)
     : config_(config),
+      listener_(listener),
       data_(data),
       models_(models),
       evaluator_(models.make_learner()),
       loop_(
           config, data, *evaluator_, listener, *this, [this] { return now(); },
           [](int worker) { return fmt::format("worker {} (a thread of this process)", worker); }),
-      delays_(config.cluster, config.seed, loop_.state().server().shard_ranges()) {
+      delays_(config.cluster, config.seed, loop_.state().server().shard_ranges()),
+      timeline_(make_timeline(config)) {
   const int workers = config.cluster.workers;
   const auto partition = make_partition(config, data.train);
   for (int w = 0; w < workers; ++w) {
@@ -160,7 +163,9 @@ metrics::Summary ThreadsEngine::run() {
   for (int w = 0; w < workers; ++w) threads_.emplace_back([this, w] { worker_main(w); });
   const std::string stop_reason = loop_.serve();
   stop_workers();
-  return loop_.state().finish(now(), stop_reason, "threads", wall_start);
+  metrics::Summary summary = loop_.state().finish(now(), stop_reason, "threads", wall_start);
+  publish_timeline(timeline_, delays_.cluster(), summary.total_time, listener_, summary);
+  return summary;
 }
 
 void ThreadsEngine::send(ServerLoop::Reply reply) {
@@ -210,7 +215,7 @@ void ThreadsEngine::worker_main(int worker) {
   if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
   Link link(*this, worker);
   run_worker(*workers_[static_cast<size_t>(worker)], delays_, link,
-             failure_of(config_.cluster, worker));
+             failure_of(config_.cluster, worker), timeline_.worker(worker));
 }
 
 bool ThreadsEngine::sleep_until(double seconds) {

@@ -85,11 +85,13 @@ class ThreadsEngine : public ServerLoop::Engine {
   void stop_workers();
 
   const config::Config& config_;
+  RunListener& listener_;
   const data::DataSplit& data_;
   const ModelSource& models_;
   std::unique_ptr<model::Learner> evaluator_;
   ServerLoop loop_;
   InjectedDelays delays_;
+  metrics::ActivityTimeline timeline_;  // each worker's part written by its thread alone
   std::vector<std::unique_ptr<model::Learner>> learners_;
   std::vector<std::unique_ptr<worker::Worker>> workers_;
   Mailbox<ServerMessage> inbox_;

@@ -19,7 +19,7 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Trains until the run is over (returns true) or the worker's failure time (false). A leader
 // that stops there leaves in `held` the members whose updates it took with it.
 bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link, double fails_at,
-          std::vector<int>& held) {
+          metrics::WorkerActivity& activity, std::vector<int>& held) {
   const int worker = trainer.id();
   int64_t pushes = 0;
   // How far this worker's real clock runs behind the cluster model's: a sleep ends late (the OS
@@ -85,6 +85,9 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
       if (const auto ended = nothing_came()) return *ended;
       continue;
     }
+    activity.begin_cycle();
+    activity.record(metrics::Activity::kCommunicate, reply->arrives - reply->pull_seconds,
+                    reply->arrives);
     if (const auto ended = wait_until(reply->arrives)) return *ended;
 
     const double started = modeled_now();
@@ -93,6 +96,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     reply->snapshot.reset();  // the snapshot's buffer may be reused once every reader is done
     const double computed =
         std::max(modeled_now(), delays.compute_end(worker, started, result.steps));
+    activity.record(metrics::Activity::kCompute, started, computed);
     if (const auto ended = wait_until(computed)) return *ended;
 
     protocol::UpdateInfo info;
@@ -114,6 +118,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     const double pushed = modeled_now();
     const double arrives = leader == protocol::kServer ? link.push_arrival(pushed, sparse)
                                                        : link.member_push_arrival(leader, pushed);
+    activity.record(metrics::Activity::kCommunicate, pushed, arrives);
     if (const auto ended = wait_until(arrives)) return *ended;
     info.push_seconds = (arrives - pushed) + reply->previous_push_seconds;
     info.pull_seconds = reply->pull_seconds;
@@ -137,10 +142,11 @@ const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, in
 }
 
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-                const config::WorkerFailure* failure) {
+                const config::WorkerFailure* failure, metrics::WorkerActivity& activity) {
   std::vector<int> held;
   try {
-    if (work(trainer, delays, link, failure ? failure->time : kNever, held)) return;
+    if (work(trainer, delays, link, failure ? failure->time : kNever, activity, held)) return;
+    activity.stop_at(failure->time);
     if (failure->kind == "crash") {
       link.report_gone("", held);
       return;
@@ -148,6 +154,7 @@ void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLin
     // A hang: silent until the run ends, as a stuck process would be.
     link.wait_for_end();
   } catch (const std::exception& error) {
+    activity.stop_at(link.now());
     link.report_gone(error.what(), held);
   }
 }

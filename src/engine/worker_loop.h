@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "engine/injected_delays.h"
 #include "engine/model_snapshots.h"
+#include "metrics/activity_timeline.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
 
@@ -29,7 +30,7 @@ struct PulledModel {
   int update_id = 0;
   std::span<float> update;  // where the worker writes its update
   double lr = 0;
-  double arrives = 0;           // when the reply may be used (a link delay the engine injects)
+  double arrives = 0;  // when the reply may be used (a link delay the engine injects)
   // The communication time to report with the next push (UpdateInfo::pull_seconds and a part
   // of push_seconds): this reply's transfer, and on mpi the previous push's send, which is
   // known only once it is over.
@@ -80,9 +81,10 @@ class WorkerLink {
   virtual void wait_for_end() = 0;
 };
 
-// Runs worker `trainer` until the run ends, its injected `failure` (may be null) or an error.
+// Runs worker `trainer` until the run ends, its injected `failure` (may be null) or an error,
+// recording where its time goes into `activity`.
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-                const config::WorkerFailure* failure);
+                const config::WorkerFailure* failure, metrics::WorkerActivity& activity);
 
 // The failure `cluster.failures` injects into `worker`, or null.
 const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, int worker);

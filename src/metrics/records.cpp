@@ -58,26 +58,28 @@ nlohmann::json to_json(const StalenessHistogram& histogram) {
 nlohmann::json to_json(const Summary& s) {
   nlohmann::json time_to_target = nullptr;
   if (s.time_to_target) time_to_target = *s.time_to_target;
-  return {{"protocol", s.protocol},
-          {"run_name", s.run_name},
-          {"engine", s.engine},
-          {"workers", s.workers},
-          {"seed", s.seed},
-          {"final_accuracy", s.final_accuracy},
-          {"best_accuracy", s.best_accuracy},
-          {"target_accuracy", s.target_accuracy},
-          {"time_to_target", time_to_target},
-          {"total_time", s.total_time},
-          {"samples", s.samples},
-          {"updates", s.updates},
-          {"bytes_to_server", s.bytes_to_server},
-          {"bytes_from_server", s.bytes_from_server},
-          {"bytes_worker_to_worker", s.bytes_worker_to_worker},
-          {"mean_staleness", s.mean_staleness},
-          {"max_staleness", s.max_staleness},
-          {"staleness_histogram", to_json(s.staleness_histogram)},
-          {"wall_seconds", s.wall_seconds},
-          {"stop_reason", s.stop_reason}};
+  nlohmann::json summary = {{"protocol", s.protocol},
+                            {"run_name", s.run_name},
+                            {"engine", s.engine},
+                            {"workers", s.workers},
+                            {"seed", s.seed},
+                            {"final_accuracy", s.final_accuracy},
+                            {"best_accuracy", s.best_accuracy},
+                            {"target_accuracy", s.target_accuracy},
+                            {"time_to_target", time_to_target},
+                            {"total_time", s.total_time},
+                            {"samples", s.samples},
+                            {"updates", s.updates},
+                            {"bytes_to_server", s.bytes_to_server},
+                            {"bytes_from_server", s.bytes_from_server},
+                            {"bytes_worker_to_worker", s.bytes_worker_to_worker},
+                            {"mean_staleness", s.mean_staleness},
+                            {"max_staleness", s.max_staleness},
+                            {"staleness_histogram", to_json(s.staleness_histogram)},
+                            {"wall_seconds", s.wall_seconds},
+                            {"stop_reason", s.stop_reason}};
+  if (s.timeline_cycle_stride > 0) summary["timeline_cycle_stride"] = s.timeline_cycle_stride;
+  return summary;
 }
 
 }  // namespace hetps::metrics

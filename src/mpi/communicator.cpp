@@ -6,7 +6,7 @@
 
 namespace hetps::mpi {
 
-Communicator::Communicator(double patience) {
+Communicator::Communicator(Patience patience) {
   MPI_Request request;
   MPI_Comm_idup(MPI_COMM_WORLD, &comm_, &request);
   wait_for(request, patience, [] {

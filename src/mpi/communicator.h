@@ -4,13 +4,15 @@
 
 #include <mpi.h>
 
+#include "mpi/patient_wait.h"
+
 namespace hetps::mpi {
 
 class Communicator {
  public:
   // Every rank of the job duplicates MPI_COMM_WORLD together; throws engine::StallError after
-  // `patience` seconds (run.stall_timeout_s) without them.
-  explicit Communicator(double patience);
+  // `patience` (run.start_timeout_s) without them.
+  explicit Communicator(Patience patience);
   ~Communicator();
   Communicator(const Communicator&) = delete;
   Communicator& operator=(const Communicator&) = delete;

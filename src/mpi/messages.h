@@ -8,8 +8,10 @@
 //                    kSparseValues (its kept entries, sparse_wire.h); kWorkerGone (the error, empty
 //                    for an injected crash) followed by kGoneMembers (the members whose updates a
 //                    leader took with it); kOrphanedUpdate (a dead leader hands back a member's
-//                    update it will never merge: the member's id); kGoodbye (empty, the
-//                    worker's last message).
+//                    update it will never merge: the member's id); at the end kTimeline (its
+//                    activity timeline, doubles: metrics::WorkerActivity::to_doubles; not sent
+//                    when run.timeline_intervals = 0) and kGoodbye (empty, the worker's last
+//                    message).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
 //                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every
@@ -68,6 +70,7 @@ enum Tag : int {
   kClock,
   kReplyShares,
   kUpdateStepTimes,
+  kTimeline,
 };
 
 // A pull reply's header: the plan but its list of members (kReplyMembers), and how many
@@ -158,7 +161,8 @@ MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
 // Receives the ids message `status` describes (from `probe`).
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
 
-// Doubles (kReplyShares, kUpdateStepTimes): `doubles` must stay alive until the request completes.
+// Doubles (kReplyShares, kUpdateStepTimes, kTimeline): `doubles` must stay alive until the request
+// completes.
 MPI_Request post_doubles(std::span<const double> doubles, int to, Tag tag, MPI_Comm comm);
 // Receives the doubles message `status` describes (from `probe`).
 std::vector<double> take_doubles(const MPI_Status& status, MPI_Comm comm);

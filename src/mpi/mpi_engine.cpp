@@ -19,7 +19,7 @@ namespace hetps::mpi {
 namespace {
 
 // The first worker rank measures a step alone while every other rank waits without taking a
-// core, then tells them all; the others give up after run.stall_timeout_s.
+// core, then tells them all; the others give up after run.start_timeout_s.
 std::optional<double> calibrate(const config::Config& config, const data::DataSplit& data,
                                 const engine::ModelSource& models, const RankLayout& layout,
                                 MPI_Comm comm, engine::InjectedDelays& delays) {
@@ -32,7 +32,7 @@ std::optional<double> calibrate(const config::Config& config, const data::DataSp
   }
   MPI_Request request;
   MPI_Ibcast(&seconds, 1, MPI_DOUBLE, measuring_rank, comm, &request);
-  wait_for(request, config.run.stall_timeout_s, [&] {
+  wait_for(request, Patience::before_training(config.run), [&] {
     return fmt::format("the step time {} measures alone (MPI_Ibcast)", layout.describe_worker(0));
   });
   delays.set_calibrated_step(seconds);
@@ -47,7 +47,7 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
   // Until the run starts, no stall inspector watches: each wait before it has its own deadline.
-  const double patience = config.run.stall_timeout_s;
+  const Patience patience = Patience::before_training(config.run);
   Communicator comm(patience);
   Communicator slice_comm(patience);
   const RankLayout layout(config.cluster, comm.get(), patience);

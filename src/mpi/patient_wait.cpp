@@ -46,15 +46,15 @@ std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag) {
 
 namespace {
 
-[[noreturn]] void give_up(double patience, const std::function<std::string()>& what) {
-  throw engine::StallError(
-      fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}", patience, what()));
+[[noreturn]] void give_up(Patience patience, const std::function<std::string()>& what) {
+  throw engine::StallError(fmt::format("stalled: waited longer than {} = {} for {}",
+                                       patience.setting, patience.seconds, what()));
 }
 
 }  // namespace
 
-void wait_for(MPI_Request& request, double patience, const std::function<std::string()>& what) {
-  const double give_up_at = MPI_Wtime() + patience;
+void wait_for(MPI_Request& request, Patience patience, const std::function<std::string()>& what) {
+  const double give_up_at = MPI_Wtime() + patience.seconds;
   Backoff backoff;
   for (;;) {
     int done = 0;
@@ -66,9 +66,9 @@ void wait_for(MPI_Request& request, double patience, const std::function<std::st
   }
 }
 
-MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, double patience,
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, Patience patience,
                             const std::function<std::string()>& what) {
-  const double give_up_at = MPI_Wtime() + patience;
+  const double give_up_at = MPI_Wtime() + patience.seconds;
   Backoff backoff;
   for (;;) {
     if (const auto status = probe(comm, source, tag)) return *status;

@@ -15,6 +15,9 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
+
+#include "config/config.h"
 
 namespace hetps::mpi {
 
@@ -37,11 +40,26 @@ std::optional<MPI_Status> probe(MPI_Comm comm, int source, int tag);
 // Waits for such a message: for one that is known to follow another already taken.
 MPI_Status wait_for_message(MPI_Comm comm, int source, int tag);
 
-// The same waits, given up `patience` seconds from now with a StallError that names what was
-// awaited (`what()`) ("stalled: waited longer than run.stall_timeout_s = ... for
-// <what>"). For waits that hold up a rank whose own stall inspector is not running.
-void wait_for(MPI_Request& request, double patience, const std::function<std::string()>& what);
-MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, double patience,
+// How long a wait may last, and the setting that says so, which its StallError names: the waits
+// before training have `run.start_timeout_s` (the ranks of one job may start seconds apart,
+// whatever the stall timeout of the training), those during and after it `run.stall_timeout_s`.
+struct Patience {
+  // NOLINTNEXTLINE(google-explicit-constructor): a plain number is a stall timeout.
+  Patience(double seconds, std::string_view setting = "run.stall_timeout_s")
+      : seconds(seconds), setting(setting) {}
+  static Patience before_training(const config::RunConfig& run) {
+    return {run.start_timeout_s, "run.start_timeout_s"};
+  }
+
+  double seconds;
+  std::string_view setting;
+};
+
+// The same waits, given up `patience` from now with a StallError that names what was awaited
+// (`what()`) ("stalled: waited longer than run.stall_timeout_s = ... for <what>"). For waits
+// that hold up a rank whose own stall inspector is not running.
+void wait_for(MPI_Request& request, Patience patience, const std::function<std::string()>& what);
+MPI_Status wait_for_message(MPI_Comm comm, int source, int tag, Patience patience,
                             const std::function<std::string()>& what);
 
 }  // namespace hetps::mpi

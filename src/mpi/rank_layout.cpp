@@ -8,6 +8,7 @@
 #include <thread>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "mpi/patient_wait.h"
 #include "mpi/session.h"
@@ -34,7 +35,7 @@ struct HostInfo {
 
 }  // namespace
 
-RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, double patience)
+RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, Patience patience)
     : servers_(cluster.servers), workers_(cluster.workers) {
   int size = 0;
   MPI_Comm_size(comm, &size);
@@ -63,6 +64,12 @@ std::string RankLayout::describe_worker(int worker) const {
   const int rank = worker_rank(worker);
   return fmt::format("worker {} (rank {} on host {})", worker, rank,
                      hosts_[static_cast<size_t>(rank)]);
+}
+
+std::string RankLayout::describe_workers(const std::vector<int>& workers) const {
+  std::vector<std::string> names;
+  for (int worker : workers) names.push_back(describe_worker(worker));
+  return fmt::format("{}", fmt::join(names, ", "));
 }
 
 std::vector<std::string> RankLayout::crowded_hosts() const {

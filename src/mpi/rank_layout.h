@@ -5,6 +5,8 @@
 
 #include <mpi.h>
 
+#include "mpi/patient_wait.h"
+
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -23,9 +25,9 @@ class JobShapeError : public std::invalid_argument {
 class RankLayout {
  public:
   // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers`. Then
-  // gathers every rank's host, throwing engine::StallError after `patience` seconds
-  // (run.stall_timeout_s) without them all.
-  RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, double patience);
+  // gathers every rank's host, throwing engine::StallError after `patience`
+  // (run.start_timeout_s) without them all.
+  RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, Patience patience);
 
   int rank() const { return rank_; }
   bool is_server() const { return rank_ < servers_; }
@@ -39,6 +41,8 @@ class RankLayout {
 
   // "worker W (rank R on host H)", for stall and failure messages.
   std::string describe_worker(int worker) const;
+  // Several of them, separated by commas.
+  std::string describe_workers(const std::vector<int>& workers) const;
   // "host H: R ranks on C cores" for every host whose ranks outnumber its cores.
   std::vector<std::string> crowded_hosts() const;
   // Whether two ranks or more run on one host (and talk through shared memory).

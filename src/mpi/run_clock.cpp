@@ -4,7 +4,7 @@
 
 namespace hetps::mpi {
 
-void RunClock::start(MPI_Comm comm, double patience) {
+void RunClock::start(MPI_Comm comm, Patience patience) {
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
   wait_for(request, patience, [] {

@@ -10,6 +10,8 @@
 
 #include <mpi.h>
 
+#include "mpi/patient_wait.h"
+
 namespace hetps::mpi {
 
 class RunClock {
@@ -22,8 +24,8 @@ class RunClock {
   };
 
   // Waits until every rank of `comm` got here, then starts; throws engine::StallError after
-  // `patience` seconds (run.stall_timeout_s) without them.
-  void start(MPI_Comm comm, double patience);
+  // `patience` (run.start_timeout_s) without them.
+  void start(MPI_Comm comm, Patience patience);
   double now() const {
     return state_.standing ? state_.stands_at : MPI_Wtime() - start_ - state_.paused_seconds;
   }

@@ -208,6 +208,9 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
     case kOrphanedUpdate:
       take_ids(message, comm_);
       return false;
+    case kTimeline:
+      timelines_[layout_.worker_of(rank)] = take_doubles(message, comm_);
+      return false;
     case kFirstPull:
     case kGoodbye:
       take_signal(rank, static_cast<Tag>(message.MPI_TAG), comm_);

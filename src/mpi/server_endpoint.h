@@ -22,6 +22,7 @@
 #include <mpi.h>
 
 #include <list>
+#include <map>
 #include <vector>
 
 #include "engine/server_loop.h"
@@ -53,6 +54,8 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   // Ends the run on every worker rank (once; later calls do nothing). Returns the workers that
   // did not say goodbye within `patience` seconds.
   std::vector<int> stop_workers(double patience);
+  // The activity timelines the workers sent at the end (kTimeline), by worker id.
+  const std::map<int, std::vector<double>>& worker_timelines() const { return timelines_; }
 
  private:
   // A message in flight and what MPI reads it from, kept where it is until the send is done.
@@ -87,6 +90,7 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   std::vector<float> dropped_;         // where updates sent after the end land
   SparseSliceReceiver sparse_;         // compressed updates' entries, on their way in
   bool stopped_ = false;
+  std::map<int, std::vector<double>> timelines_;
 };
 
 }  // namespace hetps::mpi

@@ -1,6 +1,7 @@
 #include "mpi/server_rank.h"
 
 #include <chrono>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -8,6 +9,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/run_timeline.h"
 #include "engine/server_loop.h"
 #include "engine/step_calibration.h"
 #include "mpi/run_clock.h"
@@ -43,10 +45,16 @@ void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
   }
 }
 
-std::string describe_silent(const RankLayout& layout, const std::vector<int>& workers) {
-  std::vector<std::string> names;
-  for (int worker : workers) names.push_back(layout.describe_worker(worker));
-  return fmt::format("{}", fmt::join(names, ", "));
+// The workers' timelines as they sent them: a worker that sent none (it did not stop in time)
+// has an empty one.
+metrics::ActivityTimeline gathered_timeline(const config::Config& config,
+                                            const std::map<int, std::vector<double>>& sent) {
+  metrics::ActivityTimeline timeline = engine::make_timeline(config);
+  for (const auto& [worker, recorded] : sent) {
+    timeline.worker(worker) = metrics::WorkerActivity::from_doubles(
+        recorded, static_cast<size_t>(config.run.timeline_intervals));
+  }
+  return timeline;
 }
 
 }  // namespace
@@ -68,7 +76,7 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
       [&layout](int worker) { return layout.describe_worker(worker); }, remote);
   record_setup(loop, setup, *evaluator);
   const double patience = config.run.stall_timeout_s;
-  clock.start(setup.comm, patience);
+  clock.start(setup.comm, Patience::before_training(config.run));
   try {
     loop.start();
     const std::string stop_reason = loop.serve();
@@ -76,11 +84,14 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
     if (!silent.empty()) {
       throw engine::StallError(fmt::format(
           "stalled: {} did not stop within run.stall_timeout_s = {} of the end of the run",
-          describe_silent(layout, silent), patience));
+          layout.describe_workers(silent), patience));
     }
     // The final evaluation still reads the other shards' slices: they stop after it.
     metrics::Summary summary = loop.state().finish(clock.now(), stop_reason, "mpi", wall_start);
     if (peers) peers->stop();
+    metrics::ActivityTimeline timeline = gathered_timeline(config, endpoint.worker_timelines());
+    engine::publish_timeline(timeline, setup.delays.cluster(), summary.total_time, listener,
+                             summary);
     return summary;
   } catch (...) {
     endpoint.stop_workers(patience);

@@ -196,7 +196,7 @@ void run_shard_rank(const RankSetup& setup) {
   server::ParameterServer server(learner->layout(), std::move(initial), options);
   ShardServer shard(setup, server, setup.layout.rank());
   RunClock clock;
-  clock.start(setup.comm, setup.config.run.stall_timeout_s);
+  clock.start(setup.comm, Patience::before_training(setup.config.run));
   shard.serve();
 }
 

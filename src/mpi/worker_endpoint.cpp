@@ -26,7 +26,11 @@ WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLay
       slices_(std::move(slices)),
       clock_(clock),
       model_(slices_.back().end),
-      update_(slices_.back().end) {}
+      update_(slices_.back().end) {
+  for (int w = 0; w < layout_.workers(); ++w) {
+    if (layout_.worker_rank(w) != layout_.rank()) workers_not_ended_.insert(w);
+  }
+}
 
 void WorkerEndpoint::ask_first_pull() {
   MPI_Request request = post_signal(server_, kFirstPull, comm_);
@@ -258,7 +262,7 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
     }
     case kEndOfRun:
       take_signal(source, kEndOfRun, comm_);
-      ++ended_workers_;
+      workers_not_ended_.erase(layout_.worker_of(source));
       return;
     default:
       throw std::logic_error(fmt::format("rank {} sent message tag {} to a worker at the end",
@@ -277,24 +281,27 @@ void WorkerEndpoint::wait_for_end() {
   }
 }
 
-void WorkerEndpoint::say_goodbye() {
+void WorkerEndpoint::say_goodbye(double patience, std::span<const double> timeline) {
   wait_for_end();
   std::vector<MPI_Request> ends;
   for (int w = 0; w < layout_.workers(); ++w) {
     const int rank = layout_.worker_rank(w);
     if (rank != layout_.rank()) ends.push_back(post_signal(rank, kEndOfRun, comm_));
   }
-  Backoff backoff;
-  while (ended_workers_ < layout_.workers() - 1) {
-    if (const auto message = probe(comm_, MPI_ANY_SOURCE, MPI_ANY_TAG)) {
-      take_and_drop(*message);
-    } else {
-      backoff.pause();
-    }
-  }
+  // A kEndOfRun is empty: it is delivered eagerly, whether its worker takes it or not, so none
+  // is left in flight when the wait below gives up.
   wait_for_all(ends);
+  while (!workers_not_ended_.empty()) {
+    take_and_drop(wait_for_message(comm_, MPI_ANY_SOURCE, MPI_ANY_TAG, patience, [&] {
+      return fmt::format(
+          "the end of the run on {}",
+          layout_.describe_workers({workers_not_ended_.begin(), workers_not_ended_.end()}));
+    }));
+  }
   wait_for_relays();
   std::vector<MPI_Request> goodbyes;
+  // Before the goodbye, which rank 0 takes as this worker's last message.
+  if (!timeline.empty()) goodbyes.push_back(post_doubles(timeline, server_, kTimeline, comm_));
   for (int shard = 0; shard < layout_.servers(); ++shard) {
     goodbyes.push_back(post_signal(layout_.shard_rank(shard), kGoodbye, comm_));
   }

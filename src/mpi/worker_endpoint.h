@@ -15,7 +15,9 @@
 // The end of a run: the server's kStop is its last message, so a worker takes every message
 // before it (dropping those it no longer uses); then it tells every other worker it is done
 // (kEndOfRun) and takes what they still send until each has said so, so that every send
-// between workers completes; then it answers kGoodbye (`say_goodbye`).
+// between workers completes; then it sends rank 0 its activity timeline (kTimeline) and answers
+// kGoodbye (`say_goodbye`). No stall inspector watches that last wait, so it has a deadline of
+// its own.
 #pragma once
 
 #include <mpi.h>
@@ -24,6 +26,7 @@
 #include <deque>
 #include <list>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -61,9 +64,13 @@ class WorkerEndpoint : public engine::WorkerLink {
   void report_gone(const std::string& error, const std::vector<int>& stranded_members) override;
   void wait_for_end() override;
 
-  // Waits for the end of the run and for every other worker's, then tells the server this
-  // rank is done.
-  void say_goodbye();
+  // Waits for the end of the run and for every other worker's, then sends rank 0 `timeline`
+  // (metrics::WorkerActivity::to_doubles; nothing when empty) and tells the server this rank
+  // is done. Throws engine::StallError naming the workers whose end never came once no
+  // message came for `patience` seconds (run.stall_timeout_s): a worker rank that left before
+  // the run (its start barrier gave up while the others' passed) never ends it, and a job that
+  // goes on after a StallError, as a test binary does, would otherwise wait here for good.
+  void say_goodbye(double patience, std::span<const double> timeline);
 
  private:
   // A reply handed on to a member: the header stays put until MPI is done with it.
@@ -113,7 +120,7 @@ class WorkerEndpoint : public engine::WorkerLink {
   bool gone_ = false;                                 // this worker reported itself gone
   bool stop_seen_ = false;                            // the server's kStop came
   bool stop_received_ = false;                        // ... and every message before it was taken
-  int ended_workers_ = 0;                             // kEndOfRun taken from other workers
+  std::set<int> workers_not_ended_;                   // the others, until their kEndOfRun
 };
 
 }  // namespace hetps::mpi

@@ -17,10 +17,13 @@ void run_worker_rank(const RankSetup& setup) {
   WorkerEndpoint endpoint(
       setup.comm, setup.slice_comm, setup.layout,
       learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock);
-  clock.start(setup.comm, setup.config.run.stall_timeout_s);
+  clock.start(setup.comm, Patience::before_training(setup.config.run));
+  const auto max_intervals = static_cast<size_t>(setup.config.run.timeline_intervals);
+  metrics::WorkerActivity activity(max_intervals);
   engine::run_worker(*trainer, setup.delays, endpoint,
-                     engine::failure_of(setup.config.cluster, worker));
-  endpoint.say_goodbye();
+                     engine::failure_of(setup.config.cluster, worker), activity);
+  endpoint.say_goodbye(setup.config.run.stall_timeout_s,
+                       max_intervals > 0 ? activity.to_doubles() : std::vector<double>{});
 }
 
 }  // namespace hetps::mpi

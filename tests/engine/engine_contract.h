@@ -72,6 +72,37 @@ TEST_P(EngineContract, SspKeepsItsStalenessBoundUnderInjectedDelays) {
   EXPECT_GT(ssp.summary.max_staleness, 0) << "a worker at speed 0.2 must see stale versions";
 }
 
+// Every worker's time is accounted for from the start to the end of the run, in order, and in
+// BSP the fastest worker waits for the slowest at every barrier.
+TEST_P(EngineContract, TheTimelineAccountsForEveryWorkersTimeAndShowsTheBarrier) {
+  config::Config config = contract_config("bsp");
+  Outcome bsp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(bsp.summary.timeline_cycle_stride, 1);
+  ASSERT_EQ(bsp.log.timeline.size(), 3u);
+  for (int w = 0; w < 3; ++w) {
+    const auto& intervals = bsp.log.timeline[static_cast<size_t>(w)];
+    ASSERT_FALSE(intervals.empty()) << "worker " << w;
+    for (size_t i = 0; i < intervals.size(); ++i) {
+      EXPECT_LT(intervals[i].start, intervals[i].end) << "worker " << w << " interval " << i;
+      if (i > 0) {
+        EXPECT_LE(intervals[i - 1].end, intervals[i].start) << "worker " << w;
+      }
+    }
+    EXPECT_GE(intervals.front().start, 0.0);
+    EXPECT_DOUBLE_EQ(intervals.back().end, bsp.summary.total_time) << "worker " << w;
+    // One cycle a round; the reply of the round after the last may be on its way.
+    EXPECT_GE(intervals.back().cycle, 40) << "worker " << w;
+    EXPECT_LE(intervals.back().cycle, 41) << "worker " << w;
+    EXPECT_GT(seconds_of(intervals, metrics::Activity::kCompute), 0.0) << "worker " << w;
+  }
+  // Speeds 1, 0.5 and 0.25: worker 0 waits at each barrier while worker 2 computes.
+  const auto waited = [&](int w) {
+    return seconds_of(bsp.log.timeline[static_cast<size_t>(w)], metrics::Activity::kWait);
+  };
+  EXPECT_GT(waited(0), waited(2));
+}
+
 // A worker that crashes at the start leaves BSP to continue with the rest: every applied round
 // then holds two updates.
 TEST_P(EngineContract, BspContinuesWithoutACrashedWorker) {
@@ -83,6 +114,10 @@ TEST_P(EngineContract, BspContinuesWithoutACrashedWorker) {
   EXPECT_EQ(bsp.summary.stop_reason, "max_samples");
   EXPECT_EQ(bsp.summary.samples, 2 * 16 * 20);
   EXPECT_EQ(bsp.summary.updates, 20);
+  // It stopped where it was: its timeline ends at its failure.
+  for (const metrics::ActivityInterval& interval : bsp.log.timeline.at(1)) {
+    EXPECT_LE(interval.end, 0.0);
+  }
   const auto failed =
       std::count_if(bsp.log.events.begin(), bsp.log.events.end(), [](const nlohmann::json& event) {
         return event.at("type") == "worker_failed" && event.at("worker") == 1;

@@ -41,6 +41,37 @@ TEST(SimEngineTest, BspIsNeverStaleAndSpendsTheBudgetExactly) {
   EXPECT_GT(bsp.summary.final_accuracy, bsp.log.evals.front().test_accuracy + 0.2);
 }
 
+// Computing inside a straggler episode shows as straggling, only there and only for its worker.
+TEST(SimEngineTest, TheTimelineShowsAStragglerEpisodeAsStraggling) {
+  auto config = small_config("asp");
+  config.cluster.speeds = {1.0};
+  const double run_time = run_small(config).summary.total_time;
+  const config::StragglerEpisode episode{
+      .worker = 2, .start = run_time / 4, .duration = run_time / 4, .slowdown = 4};
+  config.cluster.stragglers = {episode};
+  Outcome asp = run_small(config);
+  ASSERT_EQ(asp.log.timeline.size(), 4u);
+  for (int w = 0; w < 4; ++w) {
+    const auto& intervals = asp.log.timeline[static_cast<size_t>(w)];
+    const double straggled = testing::seconds_of(intervals, metrics::Activity::kStraggle);
+    if (w != episode.worker) {
+      EXPECT_EQ(straggled, 0.0) << "worker " << w;
+      continue;
+    }
+    // Computing all along, but for the pulls and pushes that fall inside it.
+    EXPECT_GT(straggled, 0.8 * episode.duration);
+    for (const metrics::ActivityInterval& interval : intervals) {
+      const bool inside =
+          interval.start >= episode.start && interval.end <= episode.start + episode.duration;
+      if (interval.activity == metrics::Activity::kStraggle) {
+        EXPECT_TRUE(inside);
+      } else if (interval.activity == metrics::Activity::kCompute) {
+        EXPECT_FALSE(inside);
+      }
+    }
+  }
+}
+
 TEST(SimEngineTest, BspWaitsForTheSlowestWorkerAndAspDoesNot) {
   Outcome bsp = run_small(small_config("bsp"));
   Outcome asp = run_small(small_config("asp"));

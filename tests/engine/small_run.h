@@ -23,7 +23,14 @@ struct CollectingListener : engine::RunListener {
     lines.push_back(record.dump());
     events.push_back(record);
   }
-  std::vector<std::string> lines;  // the whole log, in order
+  void on_timeline(const metrics::ActivityTimeline& recorded) override {
+    timeline.clear();
+    for (const metrics::WorkerActivity& worker : recorded.workers()) {
+      timeline.push_back(worker.intervals());
+    }
+  }
+  std::vector<std::string> lines;                                // the whole log, in order
+  std::vector<std::vector<metrics::ActivityInterval>> timeline;  // by worker
   std::vector<metrics::EvalRecord> evals;
   std::vector<nlohmann::json> events;
 };
@@ -41,6 +48,16 @@ inline std::vector<nlohmann::json> events_of_type(const Outcome& outcome, const 
     if (event.at("type") == type) found.push_back(event);
   }
   return found;
+}
+
+// How long `intervals` spent on `activity`.
+inline double seconds_of(const std::vector<metrics::ActivityInterval>& intervals,
+                         metrics::Activity activity) {
+  double seconds = 0;
+  for (const metrics::ActivityInterval& interval : intervals) {
+    if (interval.activity == activity) seconds += interval.end - interval.start;
+  }
+  return seconds;
 }
 
 inline const data::DataSplit& small_data() {

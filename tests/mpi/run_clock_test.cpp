@@ -22,8 +22,8 @@ void meet_everyone() {
 
 // The waits before training (the communicator's duplication, the host gather, the calibration's
 // broadcast, the start barrier: each a non-blocking collective) give up after
-// run.stall_timeout_s, naming what they waited for. Shown on a barrier the test owns, so that
-// once the late rank came every rank can still complete it: a collective abandoned inside the
+// run.start_timeout_s, naming it and what they waited for. Shown on a barrier the test owns, so
+// that once the late rank came every rank can still complete it: a collective abandoned inside the
 // engine would be left for MPI to progress after its communicator is gone.
 TEST(RunClockTest, AWaitBeforeTrainingGivesUpOnARankThatNeverComes) {
   const mpi::Communicator comm(kPatient);
@@ -32,11 +32,12 @@ TEST(RunClockTest, AWaitBeforeTrainingGivesUpOnARankThatNeverComes) {
   if (!late) {
     MPI_Ibarrier(comm.get(), &barrier);
     try {
-      mpi::wait_for(barrier, 0.05, [] { return std::string("every rank at the barrier"); });
+      mpi::wait_for(barrier, mpi::Patience(0.05, "run.start_timeout_s"),
+                    [] { return std::string("every rank at the barrier"); });
       ADD_FAILURE() << "the barrier cannot pass without rank " << mpi::world_size() - 1;
     } catch (const engine::StallError& error) {
       EXPECT_STREQ(error.what(),
-                   "stalled: waited longer than run.stall_timeout_s = 0.05 for every rank at "
+                   "stalled: waited longer than run.start_timeout_s = 0.05 for every rank at "
                    "the barrier");
     }
   }

@@ -1,0 +1,161 @@
+#include "metrics/activity_timeline.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+namespace hetps::metrics {
+
+std::string_view activity_name(Activity activity) {
+  switch (activity) {
+    case Activity::kCompute:
+      return "compute";
+    case Activity::kStraggle:
+      return "straggle";
+    case Activity::kCommunicate:
+      return "communicate";
+    case Activity::kWait:
+      return "wait";
+  }
+  throw std::logic_error("unknown activity");
+}
+
+WorkerActivity::WorkerActivity(size_t max_intervals) : max_intervals_(max_intervals) {}
+
+WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,
+                                            size_t max_intervals) {
+  constexpr auto kLastActivity = static_cast<double>(Activity::kWait);
+  constexpr size_t kHeader = 3;
+  if (recorded.size() < kHeader || recorded[0] < 1 || recorded[1] < 0 ||
+      (recorded[2] != 0 && recorded[2] != 1) || (recorded.size() - kHeader) % 4 != 0) {
+    throw std::invalid_argument(
+        fmt::format("a worker's timeline of {} numbers: expected its stride (at least 1), its "
+                    "cycle, whether it stopped (0 or 1), then four numbers per interval",
+                    recorded.size()));
+  }
+  WorkerActivity activity(max_intervals);
+  activity.stride_ = static_cast<int64_t>(recorded[0]);
+  activity.cycle_ = static_cast<int64_t>(recorded[1]);
+  activity.stopped_ = recorded[2] == 1;
+  for (size_t i = kHeader; i < recorded.size(); i += 4) {
+    const double kind = recorded[i + 1];
+    const double start = recorded[i + 2];
+    const double end = recorded[i + 3];
+    if (kind < 0 || kind > kLastActivity || kind != static_cast<int>(kind) || !(start <= end) ||
+        start < activity.last_end_) {
+      throw std::invalid_argument(
+          fmt::format("a worker's timeline: interval {} (activity {}, {} to {}) is not an "
+                      "activity after the previous interval",
+                      (i - kHeader) / 4, kind, start, end));
+    }
+    activity.intervals_.push_back({static_cast<int64_t>(recorded[i]),
+                                   static_cast<Activity>(static_cast<int>(kind)), start, end});
+    activity.last_end_ = end;
+  }
+  return activity;
+}
+
+std::vector<double> WorkerActivity::to_doubles() const {
+  std::vector<double> recorded = {static_cast<double>(stride_), static_cast<double>(cycle_),
+                                  stopped_ ? 1.0 : 0.0};
+  recorded.reserve(recorded.size() + 4 * intervals_.size());
+  for (const ActivityInterval& interval : intervals_) {
+    recorded.insert(recorded.end(), {static_cast<double>(interval.cycle),
+                                     static_cast<double>(static_cast<int>(interval.activity)),
+                                     interval.start, interval.end});
+  }
+  return recorded;
+}
+
+void WorkerActivity::begin_cycle() { ++cycle_; }
+
+void WorkerActivity::record(Activity activity, double start, double end) {
+  if (stopped_ || max_intervals_ == 0) return;
+  start = std::max(start, last_end_);
+  if (start > last_end_) {
+    append(Activity::kWait, last_end_, start);
+    last_end_ = start;
+  }
+  if (end > start) {
+    append(activity, start, end);
+    last_end_ = end;
+  }
+}
+
+void WorkerActivity::wait_until(double time) { record(Activity::kWait, last_end_, time); }
+
+void WorkerActivity::stop_at(double time) {
+  std::erase_if(intervals_,
+                [time](const ActivityInterval& interval) { return interval.start >= time; });
+  for (ActivityInterval& interval : intervals_) interval.end = std::min(interval.end, time);
+  stopped_ = true;
+}
+
+void WorkerActivity::mark_straggling(double from, double to) {
+  std::vector<ActivityInterval> marked;
+  marked.reserve(intervals_.size());
+  for (const ActivityInterval& interval : intervals_) {
+    const double overlap_start = std::max(interval.start, from);
+    const double overlap_end = std::min(interval.end, to);
+    if (interval.activity != Activity::kCompute || overlap_start >= overlap_end) {
+      marked.push_back(interval);
+      continue;
+    }
+    const auto piece = [&](Activity activity, double start, double end) {
+      if (end > start) marked.push_back({interval.cycle, activity, start, end});
+    };
+    piece(Activity::kCompute, interval.start, overlap_start);
+    piece(Activity::kStraggle, overlap_start, overlap_end);
+    piece(Activity::kCompute, overlap_end, interval.end);
+  }
+  intervals_ = std::move(marked);
+}
+
+void WorkerActivity::append(Activity activity, double start, double end) {
+  if (!keeps(cycle_)) return;
+  if (!intervals_.empty()) {
+    ActivityInterval& last = intervals_.back();
+    if (last.cycle == cycle_ && last.activity == activity && last.end == start) {
+      last.end = end;
+      return;
+    }
+  }
+  if (intervals_.size() >= max_intervals_) {
+    stride_ *= 2;
+    std::erase_if(intervals_,
+                  [this](const ActivityInterval& interval) { return !keeps(interval.cycle); });
+    // A buffer too small for the cycles it keeps drops the rest of this one.
+    if (!keeps(cycle_) || intervals_.size() >= max_intervals_) return;
+  }
+  intervals_.push_back({cycle_, activity, start, end});
+}
+
+ActivityTimeline::ActivityTimeline(int workers, size_t max_intervals_per_worker)
+    : max_intervals_per_worker_(max_intervals_per_worker),
+      workers_(static_cast<size_t>(workers), WorkerActivity(max_intervals_per_worker)) {}
+
+int64_t ActivityTimeline::cycle_stride() const {
+  int64_t stride = 1;
+  for (const WorkerActivity& worker : workers_) stride = std::max(stride, worker.cycle_stride());
+  return stride;
+}
+
+void ActivityTimeline::end_at(double time) {
+  for (WorkerActivity& worker : workers_) {
+    worker.wait_until(time);
+    worker.stop_at(time);
+  }
+}
+
+void write_csv(std::ostream& out, const ActivityTimeline& timeline) {
+  out << "worker,cycle,activity,start_s,end_s\n";
+  for (size_t w = 0; w < timeline.workers().size(); ++w) {
+    for (const ActivityInterval& interval : timeline.workers()[w].intervals()) {
+      out << fmt::format("{},{},{},{},{}\n", w, interval.cycle, activity_name(interval.activity),
+                         interval.start, interval.end);
+    }
+  }
+}
+
+}  // namespace hetps::metrics

@@ -1,0 +1,177 @@
+#include <gtest/gtest.h>
+
+#include <sstream>
+#include <vector>
+
+#include "metrics/activity_timeline.h"
+
+namespace hetps::metrics {
+namespace {
+
+using A = Activity;
+
+// One cycle of a worker: a reply travels from `sent` to `arrived`, the worker computes until
+// `computed` and pushes until `pushed`.
+void run_cycle(WorkerActivity& activity, double sent, double arrived, double computed,
+               double pushed) {
+  activity.begin_cycle();
+  activity.record(A::kCommunicate, sent, arrived);
+  activity.record(A::kCompute, arrived, computed);
+  activity.record(A::kCommunicate, computed, pushed);
+}
+
+std::vector<int64_t> cycles_of(const WorkerActivity& activity) {
+  std::vector<int64_t> cycles;
+  for (const ActivityInterval& interval : activity.intervals()) {
+    if (cycles.empty() || cycles.back() != interval.cycle) cycles.push_back(interval.cycle);
+  }
+  return cycles;
+}
+
+TEST(ActivityTimelineTest, TheTimeBetweenIntervalsIsWaiting) {
+  WorkerActivity activity(100);
+  run_cycle(activity, 1, 2, 5, 6);
+  run_cycle(activity, 8, 9, 10, 11);
+  const std::vector<ActivityInterval> expected = {
+      {1, A::kWait, 0, 1},        {1, A::kCommunicate, 1, 2},  {1, A::kCompute, 2, 5},
+      {1, A::kCommunicate, 5, 6}, {2, A::kWait, 6, 8},         {2, A::kCommunicate, 8, 9},
+      {2, A::kCompute, 9, 10},    {2, A::kCommunicate, 10, 11}};
+  EXPECT_EQ(activity.intervals(), expected);
+  activity.wait_until(15);
+  EXPECT_EQ(activity.intervals().back(), (ActivityInterval{2, A::kWait, 11, 15}));
+}
+
+TEST(ActivityTimelineTest, AnIntervalReachingBackIsCutAtThePreviousEnd) {
+  WorkerActivity activity(100);
+  activity.begin_cycle();
+  activity.record(A::kCompute, 0, 4);
+  activity.record(A::kCommunicate, 3.5, 5);
+  activity.record(A::kCompute, 4.5, 4.8);  // wholly inside the past: nothing
+  const std::vector<ActivityInterval> expected = {{1, A::kCompute, 0, 4},
+                                                  {1, A::kCommunicate, 4, 5}};
+  EXPECT_EQ(activity.intervals(), expected);
+}
+
+// A real engine's clock may step back (on mpi it follows rank 0's): an interval that ends before
+// it starts still ends the wait before it.
+TEST(ActivityTimelineTest, AnIntervalEndingBeforeItStartsEndsTheWaitBeforeIt) {
+  WorkerActivity activity(100);
+  activity.begin_cycle();
+  activity.record(A::kCompute, 0, 2);
+  activity.record(A::kCommunicate, 5, 4);
+  activity.record(A::kCompute, 6, 7);
+  const std::vector<ActivityInterval> expected = {
+      {1, A::kCompute, 0, 2}, {1, A::kWait, 2, 6}, {1, A::kCompute, 6, 7}};
+  EXPECT_EQ(activity.intervals(), expected);
+}
+
+TEST(ActivityTimelineTest, AFullBufferKeepsEveryOtherCycleThenEveryFourth) {
+  // Four intervals a cycle (a wait, the pull, the steps, the push): 8 fit two cycles.
+  WorkerActivity activity(8);
+  for (int c = 0; c < 3; ++c)
+    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  EXPECT_EQ(activity.cycle_stride(), 2);
+  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 3}));
+  for (int c = 3; c < 8; ++c)
+    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  EXPECT_EQ(activity.cycle_stride(), 4);
+  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 5}));
+  // A kept cycle is whole: its wait, pull, steps and push.
+  EXPECT_EQ(activity.intervals().size(), 8u);
+  EXPECT_EQ(activity.intervals()[4], (ActivityInterval{5, A::kWait, 16, 17}));
+}
+
+TEST(ActivityTimelineTest, ABufferTooSmallForOneCycleKeepsWhatFitsAndEnds) {
+  WorkerActivity activity(1);
+  for (int c = 0; c < 5; ++c)
+    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  EXPECT_LE(activity.intervals().size(), 1u);
+  WorkerActivity nothing(0);
+  run_cycle(nothing, 1, 2, 3, 4);
+  EXPECT_TRUE(nothing.intervals().empty());
+}
+
+TEST(ActivityTimelineTest, ComputingDuringAnEpisodeIsStraggling) {
+  WorkerActivity activity(100);
+  run_cycle(activity, 0, 1, 5, 6);
+  run_cycle(activity, 6, 7, 9, 10);
+  activity.mark_straggling(3, 8);
+  const std::vector<ActivityInterval> expected = {
+      {1, A::kCommunicate, 0, 1}, {1, A::kCompute, 1, 3},     {1, A::kStraggle, 3, 5},
+      {1, A::kCommunicate, 5, 6}, {2, A::kCommunicate, 6, 7}, {2, A::kStraggle, 7, 8},
+      {2, A::kCompute, 8, 9},     {2, A::kCommunicate, 9, 10}};
+  EXPECT_EQ(activity.intervals(), expected);
+}
+
+TEST(ActivityTimelineTest, AWorkerThatStoppedEndsThereAndRecordsNothingMore) {
+  WorkerActivity activity(100);
+  run_cycle(activity, 0, 1, 5, 6);
+  activity.stop_at(3);
+  run_cycle(activity, 6, 7, 9, 10);
+  activity.wait_until(20);
+  const std::vector<ActivityInterval> expected = {{1, A::kCommunicate, 0, 1},
+                                                  {1, A::kCompute, 1, 3}};
+  EXPECT_EQ(activity.intervals(), expected);
+}
+
+TEST(ActivityTimelineTest, TheCsvListsEveryWorkersIntervalsAndTheLargestStride) {
+  ActivityTimeline timeline(2, 8);
+  run_cycle(timeline.worker(0), 0, 0.5, 1.25, 2);
+  for (int c = 0; c < 3; ++c)
+    run_cycle(timeline.worker(1), 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  EXPECT_EQ(timeline.cycle_stride(), 2);
+  std::ostringstream csv;
+  write_csv(csv, timeline);
+  EXPECT_EQ(csv.str(),
+            "worker,cycle,activity,start_s,end_s\n"
+            "0,1,communicate,0,0.5\n"
+            "0,1,compute,0.5,1.25\n"
+            "0,1,communicate,1.25,2\n"
+            "1,1,wait,0,1\n"
+            "1,1,communicate,1,2\n"
+            "1,1,compute,2,3\n"
+            "1,1,communicate,3,4\n"
+            "1,3,wait,8,9\n"
+            "1,3,communicate,9,10\n"
+            "1,3,compute,10,11\n"
+            "1,3,communicate,11,12\n");
+}
+
+TEST(ActivityTimelineTest, AWorkersActivityTravelsAsDoublesWhole) {
+  WorkerActivity activity(8);
+  for (int c = 0; c < 3; ++c) {
+    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  }
+  activity.mark_straggling(2.5, 3);
+  // The receiver's buffer is its own: here with room to spare.
+  WorkerActivity received = WorkerActivity::from_doubles(activity.to_doubles(), 16);
+  EXPECT_EQ(received.intervals(), activity.intervals());
+  EXPECT_EQ(received.cycle_stride(), 2);
+  // The run's end reaches it like any worker's.
+  received.wait_until(20);
+  EXPECT_EQ(received.intervals().back(), (ActivityInterval{3, A::kWait, 12, 20}));
+  // A worker that stopped stays stopped.
+  activity.stop_at(11.5);
+  WorkerActivity stopped = WorkerActivity::from_doubles(activity.to_doubles(), 16);
+  stopped.wait_until(20);
+  EXPECT_EQ(stopped.intervals().back().end, 11.5);
+}
+
+TEST(ActivityTimelineTest, MalformedDoublesAreRefused) {
+  EXPECT_THROW(WorkerActivity::from_doubles({}, 8), std::invalid_argument);
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 2}, 8),
+               std::invalid_argument);
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 0}, 8),
+               std::invalid_argument);
+  // An unknown activity; an interval that ends before it starts; one before the previous.
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 7, 0, 1}, 8),
+               std::invalid_argument);
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 2, 1}, 8),
+               std::invalid_argument);
+  EXPECT_THROW(
+      WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 2, 3, 1, 0, 1, 2}, 8),
+      std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace hetps::metrics

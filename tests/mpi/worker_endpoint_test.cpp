@@ -1,0 +1,62 @@
+// A worker rank's end of the messages, on its own: what it does where no stall inspector
+// watches it.
+#include <gtest/gtest.h>
+
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+#include "mpi/communicator.h"
+#include "mpi/messages.h"
+#include "mpi/patient_wait.h"
+#include "mpi/rank_layout.h"
+#include "mpi/run_clock.h"
+#include "mpi/session.h"
+#include "mpi/worker_endpoint.h"
+
+namespace hetps::testing {
+namespace {
+
+constexpr double kPatient = 60;  // seconds: far longer than any wait here but the one under test
+
+void meet_everyone() {
+  MPI_Request request;
+  MPI_Ibarrier(MPI_COMM_WORLD, &request);
+  mpi::wait_for(request);
+}
+
+// The end of a run waits for every other worker's kEndOfRun, and only there the server's stall
+// inspector no longer watches. A worker rank that left before the run (its start barrier gave
+// up while the others' passed) never sends one: the worker that ends the run names it and
+// gives up after run.stall_timeout_s instead of waiting for good.
+TEST(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
+  config::ClusterConfig cluster;
+  cluster.workers = mpi::world_size() - cluster.servers;
+  const mpi::Communicator comm(kPatient);
+  const mpi::Communicator slice_comm(kPatient);
+  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+  const int ending_rank = layout.worker_rank(0);
+  if (layout.rank() == layout.server_rank()) {
+    MPI_Request stop = mpi::post_signal(ending_rank, mpi::kStop, comm.get());
+    mpi::wait_for(stop);
+  } else if (layout.rank() == ending_rank) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock);
+    std::vector<int> absent;
+    for (int worker = 1; worker < layout.workers(); ++worker) absent.push_back(worker);
+    try {
+      endpoint.say_goodbye(0.05, {});
+      ADD_FAILURE() << "the run cannot end without workers 1 to " << layout.workers() - 1;
+    } catch (const engine::StallError& error) {
+      EXPECT_EQ(error.what(), fmt::format("stalled: waited longer than run.stall_timeout_s = 0.05 "
+                                          "for the end of the run on {}",
+                                          layout.describe_workers(absent)));
+    }
+  }
+  meet_everyone();  // the absent workers take their ends only once worker 0 gave up
+  if (!layout.is_server() && layout.rank() != ending_rank) {
+    mpi::take_signal(ending_rank, mpi::kEndOfRun, comm.get());
+  }
+}
+
+}  // namespace
+}  // namespace hetps::testing
