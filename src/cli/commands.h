@@ -7,6 +7,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "report/report.h"
+
 namespace hetps::cli {
 
 void add_train_command(CLI::App& app);
@@ -20,6 +22,7 @@ void add_report_command(CLI::App& app);
 // `run_directories` written into `out` whole or not at all (replacing an earlier report
 // there, nothing else). Returns the path of its report.html.
 std::filesystem::path write_report(const std::vector<std::filesystem::path>& run_directories,
-                                   const std::filesystem::path& out);
+                                   const std::filesystem::path& out,
+                                   const report::ReportOptions& options);
 
 }  // namespace hetps::cli

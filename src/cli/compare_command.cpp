@@ -1,8 +1,8 @@
 // `hetps compare [--config FILE] --protocols LIST [--seeds N] [--set KEY=VALUE]... [--out DIR]
-// [--quiet] [--force]`: every --protocols entry on the same scenario for seeds seed, seed+1,
-// ..., one after another (each run uses the whole machine). Writes
-// <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table (with
-// --quiet too) and writes the report into <out>/report (as `hetps report <out>` does).
+// [--quiet] [--force] [--timeline-window START:END]`: every --protocols entry on the same
+// scenario for seeds seed, seed+1, ..., one after another (each run uses the whole machine).
+// Writes <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table
+// (with --quiet too) and writes the report into <out>/report (as `hetps report <out>` does).
 #include <algorithm>
 #include <iostream>
 #include <memory>
@@ -21,6 +21,7 @@
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
 #include "cli/summary_csv.h"
+#include "cli/timeline_window_flag.h"
 #include "cli/usage_error.h"
 #include "config/error.h"
 #include "config/resolve.h"
@@ -33,6 +34,7 @@ struct CompareFlags {
   RunFlags run;
   std::string protocols;
   int seeds = 1;
+  report::ReportOptions report;
 };
 
 struct PlannedRun {
@@ -87,9 +89,10 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
 
 // The runs are finished and kept whatever happens here: a report that fails (gnuplot missing)
 // is a warning, and the comparison still succeeds.
-void write_compare_report(const std::filesystem::path& comparison) {
+void write_compare_report(const std::filesystem::path& comparison,
+                          const report::ReportOptions& options) {
   try {
-    fmt::print("report: {}\n", write_report({comparison}, comparison / "report").string());
+    fmt::print("report: {}\n", write_report({comparison}, comparison / "report", options).string());
   } catch (const std::exception& error) {
     fmt::print(std::cerr,
                "hetps compare: warning: the report was not written: {}\n"
@@ -119,7 +122,7 @@ void compare(const CompareFlags& flags) {
   // apart from the progress lines.
   fmt::print("{}{}\nruns and summary.csv in {}\n", flags.run.quiet ? "" : "\n",
              format_compare_table(completed), out.target().string());
-  write_compare_report(out.target());
+  write_compare_report(out.target(), flags.report);
 }
 
 }  // namespace
@@ -138,6 +141,7 @@ void add_compare_command(CLI::App& app) {
       ->type_name("N")
       ->check(CLI::PositiveNumber);
   add_run_flags(*command, flags->run);
+  add_timeline_window_flag(*command, flags->report);
   command->callback([flags] { compare(*flags); });
 }
 

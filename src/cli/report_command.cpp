@@ -1,12 +1,14 @@
-// `hetps report RUN_DIR... [--out DIR]`: the comparison report of finished runs, each RUN_DIR
-// a `hetps compare` output or a `hetps train` run directory, into DIR (default
-// <first RUN_DIR>/report), replacing an earlier report there. Prints the path of report.html.
+// `hetps report RUN_DIR... [--out DIR] [--timeline-window START:END]`: the comparison report of
+// finished runs, each RUN_DIR a `hetps compare` output or a `hetps train` run directory, into
+// DIR (default <first RUN_DIR>/report), replacing an earlier report there. Prints the path of
+// report.html.
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "cli/commands.h"
 #include "cli/staged_directory.h"
+#include "cli/timeline_window_flag.h"
 #include "report/report.h"
 
 namespace hetps::cli {
@@ -15,6 +17,7 @@ namespace {
 struct ReportFlags {
   std::vector<std::string> run_directories;
   std::string out;  // empty: <first run directory>/report
+  report::ReportOptions report;
 };
 
 void report_runs(const ReportFlags& flags) {
@@ -22,19 +25,20 @@ void report_runs(const ReportFlags& flags) {
                                                 flags.run_directories.end());
   const std::filesystem::path out =
       flags.out.empty() ? runs.front() / "report" : std::filesystem::path(flags.out);
-  fmt::print("{}\n", write_report(runs, out).string());
+  fmt::print("{}\n", write_report(runs, out, flags.report).string());
 }
 
 }  // namespace
 
 std::filesystem::path write_report(const std::vector<std::filesystem::path>& run_directories,
-                                   const std::filesystem::path& out) {
+                                   const std::filesystem::path& out,
+                                   const report::ReportOptions& options) {
   // The runs first: a RUN_DIR that is not one must not leave `out` created.
   const std::vector<report::RunRecord> runs = report::read_runs(run_directories);
   // Regenerating a report is the usual case, so no --force; StagedDirectory still refuses to
   // replace anything but an earlier report (a directory holding report.html) or an empty one.
   StagedDirectory staged(out, report::kReportPage, /*replace=*/true);
-  report::build_report(runs, staged.path());
+  report::build_report(runs, staged.path(), options);
   staged.commit();
   return staged.target() / report::kReportPage;
 }
@@ -54,6 +58,7 @@ void add_report_command(CLI::App& app) {
                    "Report directory (default: <first RUN_DIR>/report); an earlier report there "
                    "is replaced")
       ->type_name("DIR");
+  add_timeline_window_flag(*command, flags->report);
   command->callback([flags] { report_runs(*flags); });
 }
 

@@ -21,6 +21,13 @@ std::string_view activity_name(Activity activity) {
   throw std::logic_error("unknown activity");
 }
 
+std::optional<Activity> activity_named(std::string_view name) {
+  for (Activity activity : kActivities) {
+    if (activity_name(activity) == name) return activity;
+  }
+  return std::nullopt;
+}
+
 WorkerActivity::WorkerActivity(size_t max_intervals) : max_intervals_(max_intervals) {}
 
 WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <span>
 #include <string_view>
@@ -27,8 +28,14 @@ enum class Activity {
   kWait,         // for the server's reply (a barrier, a staleness bound, a queue) or for members
 };
 
+// In the report's legend order.
+inline constexpr Activity kActivities[] = {Activity::kCompute, Activity::kStraggle,
+                                           Activity::kCommunicate, Activity::kWait};
+
 // "compute", "straggle", "communicate", "wait": the names timeline.csv uses.
 std::string_view activity_name(Activity activity);
+// The activity `name` names, if any.
+std::optional<Activity> activity_named(std::string_view name);
 
 struct ActivityInterval {
   int64_t cycle = 0;
@@ -45,8 +52,8 @@ class WorkerActivity {
   // Keeps at most `max_intervals` intervals; 0 records nothing.
   explicit WorkerActivity(size_t max_intervals);
   // A worker's activity as another process recorded it (to_doubles): its stride, its cycle,
-  // whether it stopped, then the cycle, activity, start and end of each interval. Throws std::invalid_argument when
-  // `recorded` is not that.
+  // whether it stopped, then the cycle, activity, start and end of each interval. Throws
+  // std::invalid_argument when `recorded` is not that.
   static WorkerActivity from_doubles(std::span<const double> recorded, size_t max_intervals);
   std::vector<double> to_doubles() const;
 

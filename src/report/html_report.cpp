@@ -13,6 +13,7 @@
 #include "report/plot_data.h"
 #include "report/report.h"
 #include "report/results_table.h"
+#include "report/timeline_plot.h"
 
 namespace hetps::report {
 namespace {
@@ -31,7 +32,6 @@ th, td { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: right; white-
 th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
 .range { color: #777; font-size: 0.85em; }
 .swatch { display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.4em; }
-.placeholder { border: 1px dashed #aaa; padding: 1em; color: #666; }
 )";
 
 const PlotScript* find_plot(const std::vector<PlotScript>& plots, const std::string& name) {
@@ -125,6 +125,79 @@ std::string staleness_section(const Comparison& comparison, const std::vector<Pl
       missing.empty() ? "" : "<ul>\n" + missing + "</ul>\n");
 }
 
+// "2nd", "4th", "32nd": the stride of a sampled timeline in words.
+std::string ordinal(int64_t n) {
+  const int64_t last_two = n % 100;
+  if (last_two >= 11 && last_two <= 13) return fmt::format("{}th", n);
+  const int64_t last = n % 10;
+  return fmt::format("{}{}", n, last == 1 ? "st" : last == 2 ? "nd" : last == 3 ? "rd" : "th");
+}
+
+// One entry's timeline: its figure, or why there is none. The exact window and stride are in
+// data-* attributes, for a reader or a test to take back.
+std::string timeline_figure(const std::optional<EntryTimeline>& timeline, size_t e,
+                            const std::string& entry, const std::vector<PlotScript>& plots,
+                            const fs::path& directory) {
+  const std::string name = escape_html(entry);
+  if (!timeline) {
+    return fmt::format(
+        "<div class=\"timeline\" data-entry=\"{0}\"><h3>{0}</h3>\n<p class=\"notes\">not recorded "
+        "(runs of a hetps from before the per-worker timeline)</p></div>\n",
+        name);
+  }
+  const metrics::Summary& s = timeline->run->summary;
+  const int64_t stride = timeline->run->timeline->cycle_stride;
+  std::string caption = fmt::format(
+      "Seed {}, {} workers: {:.4g} s to {:.4g} s of the run's {:.4g} s ({}).", s.seed, s.workers,
+      timeline->start, timeline->end, s.total_time,
+      timeline->chosen ? std::string("the window chosen with --timeline-window")
+                       : fmt::format("the default window: about {} cycles of its slowest worker",
+                                     kDefaultWindowCycles));
+  if (stride > 1) {
+    caption += fmt::format(
+        " Every {} cycle of each worker is shown: the engine sampled the cycles to bound its "
+        "memory, and the gaps between them are not sampled.",
+        ordinal(stride));
+  }
+  const PlotScript* plot = find_plot(plots, timeline_plot_name(e));
+  const std::string body =
+      plot == nullptr
+          ? "<p class=\"notes\">" + caption + " Nothing was recorded in this window.</p>\n"
+          : figure(directory, *plot, "per-worker timeline of " + entry,
+                   fmt::format("{} Data: <a href=\"{}.csv\">{}.csv</a>.", caption, plot->name,
+                               plot->name));
+  return fmt::format(
+      "<div class=\"timeline\" data-entry=\"{0}\" data-seed=\"{1}\" data-start=\"{2}\" "
+      "data-end=\"{3}\" data-cycle-stride=\"{4}\"><h3>{0}</h3>\n{5}</div>\n",
+      name, s.seed, timeline->start, timeline->end, stride, body);
+}
+
+std::string timeline_section(const Comparison& comparison, const std::vector<PlotScript>& plots,
+                             const std::vector<std::optional<EntryTimeline>>& timelines,
+                             const fs::path& directory) {
+  const bool chosen =
+      std::any_of(timelines.begin(), timelines.end(), [](const auto& t) { return t && t->chosen; });
+  std::string html = fmt::format(
+      "<h2 id=\"timeline\">Per-worker timeline</h2>\n"
+      "<p class=\"setting\">Where each worker spent its time in one run of each entry (its first "
+      "seed that recorded it): a lane per worker, worker 0 at the top, coloured by activity: "
+      "<b>compute</b>, <b>straggle</b> (computing during one of the worker's straggler "
+      "episodes), <b>communicate</b> (a model or an update on the wire) and <b>wait</b> (for the "
+      "server's reply: a barrier, a staleness bound, a queue; or a leader waiting for its "
+      "members). White is no record: before the worker's first reply, after it stopped, or a "
+      "cycle not sampled. Each pixel column shows the activity that filled most of it; the CSV "
+      "beside each plot holds the exact intervals. {} Choose the window with "
+      "<code>--timeline-window START:END</code> (seconds; END left out: to the run's end) on "
+      "<code>hetps report</code> or <code>hetps compare</code>.</p>\n",
+      chosen ? "The window shown is the one chosen with <code>--timeline-window</code>."
+             : fmt::format("The window shown runs from 0 to about {} cycles of the entry's "
+                           "slowest worker, at most to the run's end.",
+                           kDefaultWindowCycles));
+  for (size_t e = 0; e < comparison.entries.size(); ++e)
+    html += timeline_figure(timelines[e], e, comparison.entries[e].entry, plots, directory);
+  return html;
+}
+
 std::string runs_section(const std::vector<RunRecord>& runs) {
   std::string rows;
   for (const RunRecord& run : runs) {
@@ -146,17 +219,17 @@ std::string runs_section(const std::vector<RunRecord>& runs) {
 }  // namespace
 
 void write_html_report(const Comparison& comparison, const std::vector<RunRecord>& runs,
-                       const std::vector<PlotScript>& plots, const fs::path& directory) {
+                       const std::vector<PlotScript>& plots,
+                       const std::vector<std::optional<EntryTimeline>>& timelines,
+                       const fs::path& directory) {
   const std::string page = fmt::format(
       "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
       "<title>hetps report</title>\n<style>{}</style>\n</head>\n<body>\n"
       "<h1>hetps comparison report</h1>\n{}{}"
-      "<h2 id=\"results\">Results</h2>\n{}{}"
-      "<h2 id=\"timeline\">Per-worker timeline</h2>\n"
-      "<p class=\"placeholder\">per-worker timeline: not recorded by this hetps yet</p>\n"
-      "{}</body>\n</html>\n",
+      "<h2 id=\"results\">Results</h2>\n{}{}{}{}</body>\n</html>\n",
       kStyle, setting_line(runs), curves_section(plots, directory), results_table_html(comparison),
-      staleness_section(comparison, plots, directory), runs_section(runs));
+      staleness_section(comparison, plots, directory),
+      timeline_section(comparison, plots, timelines, directory), runs_section(runs));
   config::write_file_atomically(directory / kReportPage, page, "report page");
 }
 

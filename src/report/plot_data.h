@@ -10,6 +10,7 @@
 //   staleness.csv  entry_index,staleness,or_more,updates,share,entry
 //                  updates summed over the seeds that recorded them, share = their fraction of
 //                  the entry's updates
+// The per-worker timelines' data, timeline-<n>.csv, is timeline_plot.h's.
 #pragma once
 
 #include <filesystem>

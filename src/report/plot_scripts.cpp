@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "report/gnuplot_text.h"
 #include "report/plot_data.h"
 
 namespace hetps::report {
@@ -19,42 +20,12 @@ constexpr const char* kPalette[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", 
 // pentagon, then plus, cross and star.
 constexpr int kEventPointTypes[] = {6, 4, 8, 10, 12, 14, 1, 2, 3};
 
-// A gnuplot string literal: single-quoted, where only a doubled quote is special. Line breaks
-// would end the command: they become spaces.
-std::string gnuplot_string(std::string_view text) {
-  std::string literal = "'";
-  for (char c : text) {
-    if (c == '\'') {
-      literal += "''";
-    } else {
-      literal += (c == '\n' || c == '\r') ? ' ' : c;
-    }
-  }
-  return literal + "'";
-}
-
-std::string preamble(const std::string& name, int width, int height) {
-  // noenhanced: run names such as "ssp_staleness_8" are printed as they are, not subscripted.
-  return fmt::format(
-      "# Written by hetps report. Draws {0}.svg; rerun in this directory: gnuplot {0}.gp\n"
-      "set terminal svg size {1},{2} noenhanced font 'sans,13' background '#ffffff'\n"
-      "set output '{0}.svg'\n"
-      "set datafile separator comma\n"
-      "set border 3\n"
-      "set tics nomirror\n"
-      "set grid lc rgb '#dddddd'\n",
-      name, width, height);
-}
-
-// Virtual time on sim, the wall clock elsewhere.
-std::string time_label(const Comparison& comparison) {
-  bool sim = false;
-  bool real = false;
-  for (const EntryResults& entry : comparison.entries) {
-    for (const RunRecord* run : entry.runs) (run->summary.engine == "sim" ? sim : real) = true;
-  }
-  if (sim && real) return "time (s; virtual on sim, wall clock on the other engines)";
-  return sim ? "virtual time (s)" : "wall-clock time (s)";
+// Every run of the comparison, for the time axis's label.
+std::vector<const RunRecord*> all_runs(const Comparison& comparison) {
+  std::vector<const RunRecord*> runs;
+  for (const EntryResults& entry : comparison.entries)
+    runs.insert(runs.end(), entry.runs.begin(), entry.runs.end());
+  return runs;
 }
 
 // Which curve a plot draws: its data file, the column of its value there and in events.csv.
@@ -107,14 +78,14 @@ std::optional<PlotScript> curve_plot(const Comparison& comparison, const Curve& 
                                     target, target));
     }
   }
-  std::string text = preamble(curve.name, 960, 540);
+  std::string text = plot_preamble(curve.name, 960, 540);
   text += fmt::format(
       "set key outside right top\n"
       "set xlabel {}\n"
       "set ylabel {}\n"
       "set xrange [0:*]\n"
       "plot \\\n  {}\n",
-      gnuplot_string(time_label(comparison)), gnuplot_string(curve.label),
+      gnuplot_string(time_label(all_runs(comparison))), gnuplot_string(curve.label),
       fmt::join(clauses, ", \\\n  "));
   return PlotScript{curve.name, text};
 }
@@ -124,7 +95,7 @@ std::string staleness_plot(const Comparison& comparison, size_t e) {
   const std::vector<metrics::StalenessHistogram::Bucket> buckets = entry.staleness.buckets();
   // At least a few bars wide: BSP's one bar at 0 would fill the plot.
   const int64_t widest = std::max<int64_t>(buckets.back().staleness, 4);
-  std::string text = preamble(staleness_plot_name(e), 480, 320);
+  std::string text = plot_preamble(staleness_plot_name(e), 480, 320);
   text += fmt::format(
       "set title {}\n"
       "set style fill solid 0.85 noborder\n"

@@ -4,6 +4,7 @@
 //              it, the target a dashed line, protocol events as open marks on the curves
 //   loss       training loss against time, alike
 //   staleness-<n>  the share of entry n's updates at each staleness (entries with a histogram)
+// (The per-worker timelines, timeline-<n>, are timeline_plot.h's.)
 #pragma once
 
 #include <string>

@@ -14,6 +14,7 @@
 #include "report/input_error.h"
 #include "report/run_log_file.h"
 #include "report/summary_file.h"
+#include "report/timeline_file.h"
 
 namespace hetps::report {
 namespace fs = std::filesystem;
@@ -50,6 +51,10 @@ RunRecord read_run(const fs::path& directory) {
   RunLogFile log = read_run_log(directory / "log.jsonl");
   run.evaluations = std::move(log.evaluations);
   run.events = std::move(log.events);
+  if (auto intervals = read_timeline_file(directory / kTimelineFile, run.summary.workers)) {
+    // A summary from before the stride was written kept every cycle.
+    run.timeline = RunTimeline{std::move(*intervals), summary.timeline_cycle_stride.value_or(1)};
+  }
   return run;
 }
 

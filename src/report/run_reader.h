@@ -1,6 +1,7 @@
 // Finds and reads the runs a report compares. Each directory given is either
 //   - the output of `hetps compare`: summary.csv lists its runs, <entry>/seed-<s>/ each; or
-//   - one run of `hetps train`: config.toml, log.jsonl and summary.json.
+//   - one run of `hetps train`: config.toml, log.jsonl and summary.json; and timeline.csv,
+//     which runs of a hetps before the per-worker timeline lack.
 //
 //   std::vector<RunRecord> runs = read_runs({"runs/compare", "runs/my-petrel"});
 #pragma once

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "metrics/activity_timeline.h"
 #include "metrics/records.h"
 
 namespace hetps::report {
@@ -34,6 +36,33 @@ struct RunSetting {
   int64_t workers = 0;
 };
 
+// The engines' activities, as the report reads them back from timeline.csv.
+using metrics::Activity;
+using metrics::activity_name;
+using metrics::activity_named;
+using metrics::kActivities;
+
+// A row of timeline.csv: worker `worker` did `activity` from `start` to `end` (seconds of the
+// engine's clock, log.jsonl's `time`) in its `cycle`-th round (from 1).
+struct ActivityInterval {
+  int worker = 0;
+  int64_t cycle = 0;
+  Activity activity = Activity::kWait;
+  double start = 0;
+  double end = 0;
+
+  bool operator==(const ActivityInterval&) const = default;
+};
+
+// Where each worker spent its time. Between two of a worker's intervals it was not sampled
+// (or had no reply yet, or had stopped): a gap is never an activity.
+struct RunTimeline {
+  std::vector<ActivityInterval> intervals;  // by worker, then start; a worker's never overlap
+  // Every how many cycles of a worker the engine kept, bounding its memory: the largest stride
+  // of any worker (1: every cycle).
+  int64_t cycle_stride = 1;
+};
+
 struct RunRecord {
   std::filesystem::path directory;
   std::string entry;  // its row in the report: the run name, qualified when ambiguous
@@ -42,6 +71,7 @@ struct RunRecord {
   std::vector<Evaluation> evaluations;
   std::vector<LoggedEvent> events;
   RunSetting setting;
+  std::optional<RunTimeline> timeline;  // runs of a hetps before the timeline have none
 };
 
 }  // namespace hetps::report

@@ -143,6 +143,14 @@ SummaryFile read_summary_file(const std::filesystem::path& file) {
     s.staleness_histogram = read_histogram(object.at("staleness_histogram"), file.string());
     result.staleness_recorded = true;
   }
+  if (object.contains("timeline_cycle_stride")) {
+    result.timeline_cycle_stride = fields.count("timeline_cycle_stride");
+    if (*result.timeline_cycle_stride < 1) {
+      throw ReportInputError(fmt::format(
+          "{}: \"timeline_cycle_stride\" must be a whole number >= 1 (1: every cycle kept), got {}",
+          file.string(), *result.timeline_cycle_stride));
+    }
+  }
   return result;
 }
 

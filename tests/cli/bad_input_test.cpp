@@ -149,6 +149,22 @@ TEST(BadInput, CompareSharedParameterNoProtocolHas) {
       "protocols (bsp, asp) has it");
 }
 
+// The report's window is refused as the command line is read: before a report directory is
+// looked at or a comparison runs.
+TEST(BadInput, TimelineWindowIsNamedBeforeAnythingRuns) {
+  const ScratchDir scratch;
+  const std::string out = (scratch / "out").string();
+  expect_bad_input(
+      run_hetps({"report", scratch.path().string(), "--out", out, "--timeline-window", "5:2"}),
+      "hetps: --timeline-window 5:2: expected START:END in seconds with 0 <= START "
+      "< END (END left out: to the run's end), e.g. 0:30 or 10:; got END 2 not "
+      "after START 5\n");
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "bsp", "--out", out, "--timeline-window", "soon"}),
+      "hetps: --timeline-window soon: expected START:END in seconds");
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "bad input wrote files";
+}
+
 TEST(BadInput, UnknownDataSetToFetch) {
   expect_bad_input(run_hetps({"data", "fetch", "cifar"}), "unknown data set \"cifar\"; known: ");
 }

@@ -116,6 +116,54 @@ double mean(const std::vector<double>& values) {
   return std::accumulate(values.begin(), values.end(), 0.0) / static_cast<double>(values.size());
 }
 
+// entry -> attribute -> value, from the page's
+//   <div class="timeline" data-entry="E" data-seed="1" data-start="0" data-end="0.4" ...>
+std::map<std::string, std::map<std::string, std::string>> timeline_attributes(
+    const std::string& page) {
+  std::map<std::string, std::map<std::string, std::string>> timelines;
+  for (const std::string& tag : between(page, "<div class=\"timeline\" ", ">")) {
+    std::map<std::string, std::string> attributes;
+    for (const std::string& name : between(" " + tag, " data-", "=\"")) {
+      const std::string open = "data-" + name + "=\"";
+      const size_t value = tag.find(open) + open.size();
+      attributes[name] = tag.substr(value, tag.find('"', value) - value);
+    }
+    timelines[attributes.at("entry")] = attributes;
+  }
+  return timelines;
+}
+
+// The intervals of a timeline CSV (timeline.csv's columns), as numbers.
+std::vector<std::vector<double>> timeline_rows(const fs::path& file) {
+  std::vector<std::vector<double>> rows;
+  const std::vector<std::string> lines = lines_of(file);
+  EXPECT_EQ(lines.at(0), "worker,cycle,activity,start_s,end_s") << file;
+  for (size_t i = 1; i < lines.size(); ++i) {
+    std::vector<double> row;
+    std::istringstream in(lines[i]);
+    for (std::string cell; std::getline(in, cell, ',');) {
+      row.push_back(row.size() == 2 ? static_cast<double>(*activity_named(cell)) : std::stod(cell));
+    }
+    rows.push_back(row);
+  }
+  return rows;
+}
+
+// The window the report shows by default, worked out from the file: 20 mean cycles of the
+// slowest worker (from the start of its first cycle to that of its last), at most the run.
+double default_window_end(const std::vector<std::vector<double>>& rows, double total_time) {
+  std::map<double, std::vector<std::vector<double>>> by_worker;
+  for (const auto& row : rows) by_worker[row[0]].push_back(row);
+  double slowest = 0;
+  for (const auto& [worker, own] : by_worker) {
+    const auto last_cycle = std::find_if(own.begin(), own.end(),
+                                         [&](const auto& row) { return row[1] == own.back()[1]; });
+    slowest = std::max(slowest,
+                       ((*last_cycle)[3] - own.front()[3]) / ((*last_cycle)[1] - own.front()[1]));
+  }
+  return std::min(20 * slowest, total_time);
+}
+
 class ReportTest : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
@@ -150,8 +198,10 @@ std::vector<RunRecord>* ReportTest::runs_ = nullptr;
 
 TEST_F(ReportTest, EveryPlotIsAnSvgWithDataDrawn) {
   EXPECT_EQ(*page_, *out_ / "report.html");
-  // sync_switch's summary predates the histogram: no staleness plot for entry 4.
-  for (const char* plot : {"accuracy", "loss", "staleness-1", "staleness-2", "staleness-3"}) {
+  // sync_switch's run predates the histogram and the timeline: no staleness or timeline plot
+  // for entry 4.
+  for (const char* plot : {"accuracy", "loss", "staleness-1", "staleness-2", "staleness-3",
+                           "timeline-1", "timeline-2", "timeline-3"}) {
     std::string svg = read_text(*out_ / (std::string(plot) + ".svg"));
     svg.erase(svg.find_last_not_of(" \n") + 1);  // gnuplot ends it with blank lines
     // Checked piece by piece: a failure prints the plot's name, not its 30 kB.
@@ -162,6 +212,7 @@ TEST_F(ReportTest, EveryPlotIsAnSvgWithDataDrawn) {
     EXPECT_TRUE(fs::exists(*out_ / (std::string(plot) + ".gp"))) << plot;
   }
   EXPECT_FALSE(fs::exists(*out_ / "staleness-4.svg"));
+  EXPECT_FALSE(fs::exists(*out_ / "timeline-4.svg"));
 }
 
 TEST_F(ReportTest, EveryCsvHasItsHeaderAndARowPerRecord) {
@@ -310,16 +361,49 @@ TEST_F(ReportTest, EventsAreCountedByTypeAndRareOnesMarked) {
 TEST_F(ReportTest, ThePageIsSelfContainedAndSaysWhatItLacks) {
   const std::string page = read_text(*page_);
   const std::vector<std::string> sources = between(page, "<img src=\"", "\"");
-  ASSERT_EQ(sources.size(), 5u);  // accuracy, loss, three staleness histograms
+  // accuracy, loss, three staleness histograms, three timelines
+  ASSERT_EQ(sources.size(), 8u);
   for (const std::string& source : sources)
     EXPECT_THAT(source, ::testing::StartsWith("data:image/svg+xml;base64,PD94bWwg"));  // "<?xml "
   // Nothing to fetch: every link is to a file beside the page or within it.
   for (const std::string& target : between(page, "href=\"", "\""))
     EXPECT_TRUE(target.starts_with("#") || fs::exists(*out_ / target)) << target;
-  EXPECT_THAT(page, HasSubstr("per-worker timeline: not recorded by this hetps yet"));
+  EXPECT_THAT(page, HasSubstr("<h3>sync_switch</h3>\n<p class=\"notes\">not recorded (runs of "
+                              "a hetps from before the per-worker timeline)</p>"));
   EXPECT_THAT(page, HasSubstr("<li>sync_switch: not recorded (summaries from a hetps before the "
                               "staleness histogram)</li>"));
   EXPECT_THAT(page, HasSubstr("6 runs · scenario <b>hetero-compute</b> · 3 workers"));
+}
+
+// Each entry's timeline is its first seed's, over 0 to about 20 cycles of its slowest worker;
+// its CSV holds the run's intervals cut to that window.
+TEST_F(ReportTest, EachTimelineIsTheFirstSeedsOverTheDefaultWindow) {
+  const std::string page = read_text(*page_);
+  const auto timelines = timeline_attributes(page);
+  ASSERT_EQ(timelines.size(), fixture_entries().size());
+  for (size_t e = 0; e < 3; ++e) {  // sync_switch, the fourth, recorded none
+    const auto& [entry, directories] = fixture_entries()[e];
+    SCOPED_TRACE(entry);
+    const auto& shown = timelines.at(entry);
+    const FixtureRun first = runs_of({directories.front()}).front();
+    EXPECT_EQ(shown.at("seed"), first.summary.at("seed").dump());
+    EXPECT_EQ(shown.at("cycle-stride"), "1");
+    const auto rows = timeline_rows(directories.front() / "timeline.csv");
+    const double start = std::stod(shown.at("start"));
+    const double end = std::stod(shown.at("end"));
+    EXPECT_EQ(start, 0);
+    EXPECT_DOUBLE_EQ(end, default_window_end(rows, first.summary.at("total_time")));
+    std::vector<std::vector<double>> inside;
+    for (std::vector<double> row : rows) {
+      row[3] = std::max(row[3], start);
+      row[4] = std::min(row[4], end);
+      if (row[4] > row[3]) inside.push_back(row);
+    }
+    EXPECT_EQ(timeline_rows(*out_ / fmt::format("timeline-{}.csv", e + 1)), inside);
+  }
+  EXPECT_EQ(timelines.at("sync_switch").count("start"), 0u);
+  EXPECT_THAT(page, HasSubstr("(the default window: about 20 cycles of its slowest worker)"));
+  EXPECT_THAT(page, HasSubstr("Choose the window with <code>--timeline-window START:END</code>"));
 }
 
 // A run name is the user's text: it reaches the page escaped and the plots quoted.
@@ -336,6 +420,59 @@ TEST(ReportNames, ARunNameWithMarkupAndQuotesIsEscaped) {
   EXPECT_THAT(page, Not(HasSubstr("<b>it's")));
   EXPECT_THAT(read_text(scratch / "report" / "accuracy.gp"),
               HasSubstr("title '<b>it''s \"mine\" & co</b>'"));
+}
+
+// A window the user chose applies to every entry; END left out, it runs to each run's end.
+TEST(ReportTimeline, AChosenWindowIsEveryEntrysAndSaysSo) {
+  if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
+  const ScratchDirectory scratch;
+  const std::vector<RunRecord> runs = read_runs({fixture("compare-bsp-asp")});
+  const fs::path page =
+      build_report(runs, scratch.path(), {.timeline_window = TimelineWindow{0.125, std::nullopt}});
+  const std::string text = read_text(page);
+  const auto timelines = timeline_attributes(text);
+  for (size_t e = 0; e < 2; ++e) {
+    const std::string entry = e == 0 ? "bsp" : "asp";
+    EXPECT_EQ(timelines.at(entry).at("start"), "0.125") << entry;
+    EXPECT_EQ(std::stod(timelines.at(entry).at("end")), runs[2 * e].summary.total_time) << entry;
+    for (const auto& row : timeline_rows(scratch / fmt::format("timeline-{}.csv", e + 1))) {
+      EXPECT_GE(row[3], 0.125);
+      EXPECT_LE(row[4], runs[2 * e].summary.total_time);
+    }
+  }
+  EXPECT_THAT(text, HasSubstr("(the window chosen with --timeline-window)"));
+  EXPECT_THAT(text, HasSubstr("The window shown is the one chosen with "
+                              "<code>--timeline-window</code>."));
+}
+
+// A run that sampled its cycles: the page says which it shows; a window with nothing recorded
+// has no plot.
+TEST(ReportTimeline, ASampledTimelineSaysEveryWhichCycleItShows) {
+  if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
+  const ScratchDirectory scratch;
+  const fs::path run = scratch.copy_fixture("sapus", "sapus");
+  std::string kept;
+  for (const std::string& line : lines_of(run / "timeline.csv")) {
+    std::istringstream in(line);
+    std::string worker, cycle;
+    std::getline(in, worker, ',');
+    std::getline(in, cycle, ',');
+    if (cycle == "cycle" || std::stoi(cycle) % 4 == 1) kept += line + "\n";
+  }
+  write_text(run / "timeline.csv", kept);
+  nlohmann::json summary = nlohmann::json::parse(read_text(run / "summary.json"));
+  summary["timeline_cycle_stride"] = 4;
+  write_text(run / "summary.json", summary.dump());
+  fs::create_directories(scratch / "report");
+  const std::string page = read_text(build_report(read_runs({run}), scratch / "report"));
+  EXPECT_EQ(timeline_attributes(page).at("sapus").at("cycle-stride"), "4");
+  EXPECT_THAT(page, HasSubstr("Every 4th cycle of each worker is shown"));
+
+  fs::create_directories(scratch / "late");
+  const std::string late = read_text(build_report(read_runs({run}), scratch / "late",
+                                                  {.timeline_window = TimelineWindow{100, 200}}));
+  EXPECT_THAT(late, HasSubstr("Nothing was recorded in this window."));
+  EXPECT_FALSE(fs::exists(scratch / "late" / "timeline-1.svg"));
 }
 
 }  // namespace
