@@ -16,6 +16,7 @@ void publish_timeline(metrics::ActivityTimeline& timeline, const cluster::Cluste
   }
   listener.on_timeline(timeline);
   summary.timeline_cycle_stride = timeline.cycle_stride();
+  summary.timeline_whole_cycles = timeline.whole_cycles();
 }
 
 }  // namespace hetps::engine

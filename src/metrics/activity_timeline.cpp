@@ -33,18 +33,21 @@ WorkerActivity::WorkerActivity(size_t max_intervals) : max_intervals_(max_interv
 WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,
                                             size_t max_intervals) {
   constexpr auto kLastActivity = static_cast<double>(Activity::kWait);
-  constexpr size_t kHeader = 3;
-  if (recorded.size() < kHeader || recorded[0] < 1 || recorded[1] < 0 ||
-      (recorded[2] != 0 && recorded[2] != 1) || (recorded.size() - kHeader) % 4 != 0) {
+  constexpr size_t kHeader = 5;
+  if (recorded.size() < kHeader || recorded[0] < 1 || recorded[1] < 0 || recorded[2] < 0 ||
+      (recorded[3] != 0 && recorded[3] != 1) || !(recorded[4] >= 0) ||
+      (recorded.size() - kHeader) % 4 != 0) {
     throw std::invalid_argument(
         fmt::format("a worker's timeline of {} numbers: expected its stride (at least 1), its "
-                    "cycle, whether it stopped (0 or 1), then four numbers per interval",
+                    "whole cycles, its cycle, whether it stopped (0 or 1), the end of its last "
+                    "interval, then four numbers per interval",
                     recorded.size()));
   }
   WorkerActivity activity(max_intervals);
   activity.stride_ = static_cast<int64_t>(recorded[0]);
-  activity.cycle_ = static_cast<int64_t>(recorded[1]);
-  activity.stopped_ = recorded[2] == 1;
+  activity.whole_cycles_ = static_cast<int64_t>(recorded[1]);
+  activity.cycle_ = static_cast<int64_t>(recorded[2]);
+  activity.stopped_ = recorded[3] == 1;
   for (size_t i = kHeader; i < recorded.size(); i += 4) {
     const double kind = recorded[i + 1];
     const double start = recorded[i + 2];
@@ -60,12 +63,14 @@ WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,
                                    static_cast<Activity>(static_cast<int>(kind)), start, end});
     activity.last_end_ = end;
   }
+  // Past the kept intervals: the worker's last cycles may not have been sampled.
+  activity.last_end_ = std::max(activity.last_end_, recorded[4]);
   return activity;
 }
 
 std::vector<double> WorkerActivity::to_doubles() const {
-  std::vector<double> recorded = {static_cast<double>(stride_), static_cast<double>(cycle_),
-                                  stopped_ ? 1.0 : 0.0};
+  std::vector<double> recorded = {static_cast<double>(stride_), static_cast<double>(whole_cycles_),
+                                  static_cast<double>(cycle_), stopped_ ? 1.0 : 0.0, last_end_};
   recorded.reserve(recorded.size() + 4 * intervals_.size());
   for (const ActivityInterval& interval : intervals_) {
     recorded.insert(recorded.end(), {static_cast<double>(interval.cycle),
@@ -129,6 +134,7 @@ void WorkerActivity::append(Activity activity, double start, double end) {
     }
   }
   if (intervals_.size() >= max_intervals_) {
+    if (stride_ == 1) whole_cycles_ = cycle_ / 2;
     stride_ *= 2;
     std::erase_if(intervals_,
                   [this](const ActivityInterval& interval) { return !keeps(interval.cycle); });
@@ -146,6 +152,17 @@ int64_t ActivityTimeline::cycle_stride() const {
   int64_t stride = 1;
   for (const WorkerActivity& worker : workers_) stride = std::max(stride, worker.cycle_stride());
   return stride;
+}
+
+int64_t ActivityTimeline::whole_cycles() const {
+  int64_t whole = 0;
+  bool sampled = false;
+  for (const WorkerActivity& worker : workers_) {
+    if (worker.cycle_stride() == 1) continue;
+    whole = sampled ? std::min(whole, worker.whole_cycles()) : worker.whole_cycles();
+    sampled = true;
+  }
+  return whole;
 }
 
 void ActivityTimeline::end_at(double time) {

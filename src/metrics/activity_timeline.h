@@ -3,8 +3,10 @@
 // stragglers and barriers visible (`timeline.csv` in a run directory).
 //
 // Memory is bounded by sampling whole cycles (a cycle: a reply reaches the worker, it computes,
-// it pushes): once a worker's buffer is full, only every S-th cycle is kept, S doubling each
-// time, so a long run keeps evenly spread, complete cycles rather than only its first minutes.
+// it pushes): the first time a worker's buffer is full, the first half of its cycles so far is
+// kept whole for good (the start of a run, which the report shows by default); after them only
+// every S-th cycle is kept, S doubling each time the buffer fills again, so a long run keeps
+// evenly spread, complete cycles rather than only its first minutes.
 //
 //   WorkerActivity activity(4096);
 //   activity.begin_cycle();
@@ -51,8 +53,9 @@ class WorkerActivity {
  public:
   // Keeps at most `max_intervals` intervals; 0 records nothing.
   explicit WorkerActivity(size_t max_intervals);
-  // A worker's activity as another process recorded it (to_doubles): its stride, its cycle,
-  // whether it stopped, then the cycle, activity, start and end of each interval. Throws
+  // A worker's activity as another process recorded it (to_doubles): its stride, its whole
+  // cycles, its cycle, whether it stopped, where its last interval ended (kept or not), then the
+  // cycle, activity, start and end of each interval. Throws
   // std::invalid_argument when `recorded` is not that.
   static WorkerActivity from_doubles(std::span<const double> recorded, size_t max_intervals);
   std::vector<double> to_doubles() const;
@@ -72,18 +75,22 @@ class WorkerActivity {
   // Computing between `from` and `to` becomes straggling: one of the worker's episodes.
   void mark_straggling(double from, double to);
 
-  // Every `cycle_stride()`-th cycle is kept, from the first.
+  // After its first `whole_cycles()` cycles, every `cycle_stride()`-th cycle is kept.
   int64_t cycle_stride() const { return stride_; }
+  int64_t whole_cycles() const { return whole_cycles_; }
   // In order of start; one worker's intervals never overlap.
   const std::vector<ActivityInterval>& intervals() const { return intervals_; }
 
  private:
-  bool keeps(int64_t cycle) const { return (cycle - 1) % stride_ == 0; }
+  bool keeps(int64_t cycle) const {
+    return cycle <= whole_cycles_ || (cycle - whole_cycles_ - 1) % stride_ == 0;
+  }
   void append(Activity activity, double start, double end);
 
   size_t max_intervals_;
   int64_t cycle_ = 0;
   int64_t stride_ = 1;
+  int64_t whole_cycles_ = 0;  // set when the buffer first fills
   double last_end_ = 0;
   bool stopped_ = false;
   std::vector<ActivityInterval> intervals_;
@@ -100,6 +107,8 @@ class ActivityTimeline {
   const std::vector<WorkerActivity>& workers() const { return workers_; }
   // The largest stride of any worker: 1 when every cycle was kept.
   int64_t cycle_stride() const;
+  // The fewest cycles any worker whose cycles were sampled kept whole from its start.
+  int64_t whole_cycles() const;
   // The run ended at `time`: every live worker waited from its last interval until then, and
   // what an engine foresaw past it (a step it computed ahead) is cut there.
   void end_at(double time);

@@ -79,6 +79,7 @@ nlohmann::json to_json(const Summary& s) {
                             {"wall_seconds", s.wall_seconds},
                             {"stop_reason", s.stop_reason}};
   if (s.timeline_cycle_stride > 0) summary["timeline_cycle_stride"] = s.timeline_cycle_stride;
+  if (s.timeline_cycle_stride > 1) summary["timeline_whole_cycles"] = s.timeline_whole_cycles;
   return summary;
 }
 

@@ -69,9 +69,10 @@ struct Summary {
   int64_t max_staleness = 0;
   StalenessHistogram staleness_histogram;
   double wall_seconds = 0;
-  // Every how many cycles each worker's activity timeline keeps (activity_timeline.h); 0 when
-  // the run recorded none.
+  // Every how many cycles each worker's activity timeline keeps after its first
+  // `timeline_whole_cycles` (activity_timeline.h); 0 when the run recorded none.
   int64_t timeline_cycle_stride = 0;
+  int64_t timeline_whole_cycles = 0;
   std::string stop_reason;  // "max_samples", "max_time", "target", "stalled" (nothing in flight)
 };
 

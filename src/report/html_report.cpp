@@ -155,9 +155,9 @@ std::string timeline_figure(const std::optional<EntryTimeline>& timeline, size_t
                                      kDefaultWindowCycles));
   if (stride > 1) {
     caption += fmt::format(
-        " Every {} cycle of each worker is shown: the engine sampled the cycles to bound its "
-        "memory, and the gaps between them are not sampled.",
-        ordinal(stride));
+        " After the first {} cycles of each worker, every {} cycle is shown: the engine sampled "
+        "the cycles to bound its memory, and the gaps between them are not sampled.",
+        timeline->run->timeline->whole_cycles, ordinal(stride));
   }
   const PlotScript* plot = find_plot(plots, timeline_plot_name(e));
   const std::string body =

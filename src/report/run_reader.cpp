@@ -53,7 +53,8 @@ RunRecord read_run(const fs::path& directory) {
   run.events = std::move(log.events);
   if (auto intervals = read_timeline_file(directory / kTimelineFile, run.summary.workers)) {
     // A summary from before the stride was written kept every cycle.
-    run.timeline = RunTimeline{std::move(*intervals), summary.timeline_cycle_stride.value_or(1)};
+    run.timeline = RunTimeline{std::move(*intervals), summary.timeline_cycle_stride.value_or(1),
+                               summary.timeline_whole_cycles};
   }
   return run;
 }

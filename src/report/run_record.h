@@ -59,8 +59,9 @@ struct ActivityInterval {
 struct RunTimeline {
   std::vector<ActivityInterval> intervals;  // by worker, then start; a worker's never overlap
   // Every how many cycles of a worker the engine kept, bounding its memory: the largest stride
-  // of any worker (1: every cycle).
+  // of any worker (1: every cycle), after the first `whole_cycles` of each sampled worker.
   int64_t cycle_stride = 1;
+  int64_t whole_cycles = 0;
 };
 
 struct RunRecord {

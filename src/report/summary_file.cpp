@@ -151,6 +151,14 @@ SummaryFile read_summary_file(const std::filesystem::path& file) {
           file.string(), *result.timeline_cycle_stride));
     }
   }
+  if (object.contains("timeline_whole_cycles")) {
+    result.timeline_whole_cycles = fields.count("timeline_whole_cycles");
+    if (result.timeline_whole_cycles < 0) {
+      throw ReportInputError(
+          fmt::format("{}: \"timeline_whole_cycles\" must be a whole number >= 0, got {}",
+                      file.string(), result.timeline_whole_cycles));
+    }
+  }
   return result;
 }
 

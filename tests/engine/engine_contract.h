@@ -72,9 +72,10 @@ TEST_P(EngineContract, SspKeepsItsStalenessBoundUnderInjectedDelays) {
   EXPECT_GT(ssp.summary.max_staleness, 0) << "a worker at speed 0.2 must see stale versions";
 }
 
-// Every worker's time is accounted for from the start to the end of the run, in order, and in
-// BSP the fastest worker waits for the slowest at every barrier.
-TEST_P(EngineContract, TheTimelineAccountsForEveryWorkersTimeAndShowsTheBarrier) {
+// Every worker's time is accounted for from the start to the end of the run, in order. (How long
+// each waits is real time on the real engines, which a loaded machine stretches at random: the
+// simulator's test checks the barrier's picture.)
+TEST_P(EngineContract, TheTimelineAccountsForEveryWorkersTimeInOrder) {
   config::Config config = contract_config("bsp");
   Outcome bsp = run_small(config);
   if (!primary(config)) return;
@@ -96,11 +97,6 @@ TEST_P(EngineContract, TheTimelineAccountsForEveryWorkersTimeAndShowsTheBarrier)
     EXPECT_LE(intervals.back().cycle, 41) << "worker " << w;
     EXPECT_GT(seconds_of(intervals, metrics::Activity::kCompute), 0.0) << "worker " << w;
   }
-  // Speeds 1, 0.5 and 0.25: worker 0 waits at each barrier while worker 2 computes.
-  const auto waited = [&](int w) {
-    return seconds_of(bsp.log.timeline[static_cast<size_t>(w)], metrics::Activity::kWait);
-  };
-  EXPECT_GT(waited(0), waited(2));
 }
 
 // A worker that crashes at the start leaves BSP to continue with the rest: every applied round

@@ -41,6 +41,30 @@ TEST(SimEngineTest, BspIsNeverStaleAndSpendsTheBudgetExactly) {
   EXPECT_GT(bsp.summary.final_accuracy, bsp.log.evals.front().test_accuracy + 0.2);
 }
 
+// Speeds 1, 0.5 and 0.25 without noise: in every round worker 0 computes a quarter of worker
+// 2's time and waits the rest at the barrier.
+TEST(SimEngineTest, TheTimelineShowsTheFastWorkersWaitingAtTheBarrier) {
+  auto config = small_config("bsp");
+  config.cluster.workers = 3;
+  config.cluster.speeds = {1.0, 0.5, 0.25};
+  config.cluster.compute_noise = 0;
+  config.train.max_samples = 3 * 16 * 20;
+  Outcome bsp = run_small(config);
+  ASSERT_EQ(bsp.log.timeline.size(), 3u);
+  const auto seconds = [&](int w, metrics::Activity activity) {
+    return testing::seconds_of(bsp.log.timeline[static_cast<size_t>(w)], activity);
+  };
+  EXPECT_NEAR(seconds(2, metrics::Activity::kCompute), 4 * seconds(0, metrics::Activity::kCompute),
+              1e-9);
+  EXPECT_NEAR(seconds(1, metrics::Activity::kCompute), 2 * seconds(0, metrics::Activity::kCompute),
+              1e-9);
+  // Worker 0 waits out the three quarters worker 2 computes longer, and worker 2 waits only for
+  // the others' pushes and the server, never for a slower worker.
+  EXPECT_GT(seconds(0, metrics::Activity::kWait),
+            0.9 * 3 * seconds(0, metrics::Activity::kCompute));
+  EXPECT_LT(seconds(2, metrics::Activity::kWait), 0.1 * seconds(2, metrics::Activity::kCompute));
+}
+
 // Computing inside a straggler episode shows as straggling, only there and only for its worker.
 TEST(SimEngineTest, TheTimelineShowsAStragglerEpisodeAsStraggling) {
   auto config = small_config("asp");

@@ -3,6 +3,8 @@
 #include <sstream>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "metrics/activity_timeline.h"
 
 namespace hetps::metrics {
@@ -65,20 +67,31 @@ TEST(ActivityTimelineTest, AnIntervalEndingBeforeItStartsEndsTheWaitBeforeIt) {
   EXPECT_EQ(activity.intervals(), expected);
 }
 
-TEST(ActivityTimelineTest, AFullBufferKeepsEveryOtherCycleThenEveryFourth) {
-  // Four intervals a cycle (a wait, the pull, the steps, the push): 8 fit two cycles.
-  WorkerActivity activity(8);
-  for (int c = 0; c < 3; ++c)
+// Four intervals a cycle (a wait, the pull, the steps, the push).
+void run_cycles(WorkerActivity& activity, int from, int to) {
+  for (int c = from; c < to; ++c) {
     run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  }
+}
+
+TEST(ActivityTimelineTest, AFullBufferKeepsTheFirstCyclesWholeThenSamplesTheRest) {
+  // 16 intervals hold four cycles. When the fifth comes, the first two stay for good and
+  // every other cycle after them is kept, then every fourth, every eighth.
+  WorkerActivity activity(16);
+  run_cycles(activity, 0, 5);
+  EXPECT_EQ(activity.whole_cycles(), 2);
   EXPECT_EQ(activity.cycle_stride(), 2);
-  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 3}));
-  for (int c = 3; c < 8; ++c)
-    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 2, 3, 5}));
+  run_cycles(activity, 5, 7);
   EXPECT_EQ(activity.cycle_stride(), 4);
-  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 2, 3, 7}));
+  run_cycles(activity, 7, 11);
+  EXPECT_EQ(activity.cycle_stride(), 8);
+  EXPECT_EQ(activity.whole_cycles(), 2);
+  EXPECT_EQ(cycles_of(activity), (std::vector<int64_t>{1, 2, 3, 11}));
   // A kept cycle is whole: its wait, pull, steps and push.
-  EXPECT_EQ(activity.intervals().size(), 8u);
-  EXPECT_EQ(activity.intervals()[4], (ActivityInterval{5, A::kWait, 16, 17}));
+  EXPECT_EQ(activity.intervals().size(), 16u);
+  EXPECT_EQ(activity.intervals()[12], (ActivityInterval{11, A::kWait, 40, 41}));
 }
 
 TEST(ActivityTimelineTest, ABufferTooSmallForOneCycleKeepsWhatFitsAndEnds) {
@@ -115,61 +128,71 @@ TEST(ActivityTimelineTest, AWorkerThatStoppedEndsThereAndRecordsNothingMore) {
 }
 
 TEST(ActivityTimelineTest, TheCsvListsEveryWorkersIntervalsAndTheLargestStride) {
-  ActivityTimeline timeline(2, 8);
+  ActivityTimeline timeline(2, 16);
   run_cycle(timeline.worker(0), 0, 0.5, 1.25, 2);
-  for (int c = 0; c < 3; ++c)
-    run_cycle(timeline.worker(1), 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
+  run_cycles(timeline.worker(1), 0, 5);
   EXPECT_EQ(timeline.cycle_stride(), 2);
+  EXPECT_EQ(timeline.whole_cycles(), 2);
   std::ostringstream csv;
   write_csv(csv, timeline);
-  EXPECT_EQ(csv.str(),
-            "worker,cycle,activity,start_s,end_s\n"
-            "0,1,communicate,0,0.5\n"
-            "0,1,compute,0.5,1.25\n"
-            "0,1,communicate,1.25,2\n"
-            "1,1,wait,0,1\n"
-            "1,1,communicate,1,2\n"
-            "1,1,compute,2,3\n"
-            "1,1,communicate,3,4\n"
-            "1,3,wait,8,9\n"
-            "1,3,communicate,9,10\n"
-            "1,3,compute,10,11\n"
-            "1,3,communicate,11,12\n");
+  std::string expected =
+      "worker,cycle,activity,start_s,end_s\n"
+      "0,1,communicate,0,0.5\n"
+      "0,1,compute,0.5,1.25\n"
+      "0,1,communicate,1.25,2\n";
+  for (int c : {1, 2, 3, 5}) {
+    const int t = 4 * (c - 1);
+    expected += fmt::format(
+        "1,{0},wait,{1},{2}\n1,{0},communicate,{2},{3}\n1,{0},compute,{3},{4}\n"
+        "1,{0},communicate,{4},{5}\n",
+        c, t, t + 1, t + 2, t + 3, t + 4);
+  }
+  EXPECT_EQ(csv.str(), expected);
 }
 
 TEST(ActivityTimelineTest, AWorkersActivityTravelsAsDoublesWhole) {
-  WorkerActivity activity(8);
-  for (int c = 0; c < 3; ++c) {
-    run_cycle(activity, 4.0 * c + 1, 4.0 * c + 2, 4.0 * c + 3, 4.0 * c + 4);
-  }
+  WorkerActivity activity(100);
+  run_cycles(activity, 0, 3);
   activity.mark_straggling(2.5, 3);
-  // The receiver's buffer is its own: here with room to spare.
-  WorkerActivity received = WorkerActivity::from_doubles(activity.to_doubles(), 16);
+  WorkerActivity received = WorkerActivity::from_doubles(activity.to_doubles(), 100);
   EXPECT_EQ(received.intervals(), activity.intervals());
-  EXPECT_EQ(received.cycle_stride(), 2);
   // The run's end reaches it like any worker's.
   received.wait_until(20);
   EXPECT_EQ(received.intervals().back(), (ActivityInterval{3, A::kWait, 12, 20}));
   // A worker that stopped stays stopped.
   activity.stop_at(11.5);
-  WorkerActivity stopped = WorkerActivity::from_doubles(activity.to_doubles(), 16);
+  WorkerActivity stopped = WorkerActivity::from_doubles(activity.to_doubles(), 100);
   stopped.wait_until(20);
   EXPECT_EQ(stopped.intervals().back().end, 11.5);
 }
 
+TEST(ActivityTimelineTest, ASampledWorkersActivityTravelsWithItsSampling) {
+  WorkerActivity activity(16);
+  run_cycles(activity, 0, 6);  // cycle 6 is not sampled: it ended at 24, its last kept at 20
+  WorkerActivity received = WorkerActivity::from_doubles(activity.to_doubles(), 16);
+  EXPECT_EQ(received.intervals(), activity.intervals());
+  EXPECT_EQ(received.cycle_stride(), 2);
+  EXPECT_EQ(received.whole_cycles(), 2);
+  // It goes on sampling as the sender did: cycle 7 is kept, its wait from cycle 6's end.
+  run_cycle(received, 25, 26, 27, 28);
+  run_cycle(received, 29, 30, 31, 32);
+  EXPECT_EQ(cycles_of(received), (std::vector<int64_t>{1, 2, 3, 7}));
+  EXPECT_EQ(received.intervals()[12], (ActivityInterval{7, A::kWait, 24, 25}));
+}
+
 TEST(ActivityTimelineTest, MalformedDoublesAreRefused) {
   EXPECT_THROW(WorkerActivity::from_doubles({}, 8), std::invalid_argument);
-  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 2}, 8),
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 2, 0}, 8),
                std::invalid_argument);
-  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 0}, 8),
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 0, 0}, 8),
                std::invalid_argument);
   // An unknown activity; an interval that ends before it starts; one before the previous.
-  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 7, 0, 1}, 8),
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 7, 0, 1}, 8),
                std::invalid_argument);
-  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 2, 1}, 8),
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 0, 2, 1}, 8),
                std::invalid_argument);
   EXPECT_THROW(
-      WorkerActivity::from_doubles(std::vector<double>{1, 1, 0, 1, 0, 2, 3, 1, 0, 1, 2}, 8),
+      WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 0, 2, 3, 1, 0, 1, 2}, 8),
       std::invalid_argument);
 }
 

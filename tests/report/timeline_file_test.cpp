@@ -86,6 +86,19 @@ TEST(TimelineFileTest, TheStrideIsTheSummarysAnd1WhereItSaysNone) {
                         "kept), got 0"));
 }
 
+TEST(TimelineFileTest, TheWholeCyclesAreTheSummarysAnd0WhereItSaysNone) {
+  const ScratchDirectory scratch;
+  const fs::path run = scratch.copy_fixture("sapus", "sapus");
+  EXPECT_EQ(read_runs({run})[0].timeline->whole_cycles, 0);
+  set_summary_field(run, "timeline_cycle_stride", 4);
+  set_summary_field(run, "timeline_whole_cycles", 100);
+  EXPECT_EQ(read_runs({run})[0].timeline->whole_cycles, 100);
+  set_summary_field(run, "timeline_whole_cycles", -1);
+  EXPECT_THAT(refusal_of(run), HasSubstr((run / "summary.json").string() +
+                                         ": \"timeline_whole_cycles\" must be a whole number "
+                                         ">= 0, got -1"));
+}
+
 struct BadRow {
   const char* what;
   size_t line;  // from 1, the header's
