@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
+#include "every_rank.h"
 #include "mpi/communicator.h"
 #include "mpi/patient_wait.h"
 #include "mpi/run_clock.h"
@@ -11,14 +12,6 @@
 
 namespace hetps::testing {
 namespace {
-
-constexpr double kPatient = 60;  // seconds: far longer than any of these waits takes
-
-void meet_everyone() {
-  MPI_Request request;
-  MPI_Ibarrier(MPI_COMM_WORLD, &request);
-  mpi::wait_for(request);
-}
 
 // The waits before training (the communicator's duplication, the host gather, the calibration's
 // broadcast, the start barrier: each a non-blocking collective) give up after

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "engine/engine.h"
+#include "every_rank.h"
 #include "mpi/communicator.h"
 #include "mpi/messages.h"
 #include "mpi/patient_wait.h"
@@ -15,14 +16,6 @@
 
 namespace hetps::testing {
 namespace {
-
-constexpr double kPatient = 60;  // seconds: far longer than any wait here but the one under test
-
-void meet_everyone() {
-  MPI_Request request;
-  MPI_Ibarrier(MPI_COMM_WORLD, &request);
-  mpi::wait_for(request);
-}
 
 // The end of a run waits for every other worker's kEndOfRun, and only there the server's stall
 // inspector no longer watches. A worker rank that left before the run (its start barrier gave
