@@ -1,14 +1,20 @@
 #include "report/gnuplot.h"
 
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
+#include <climits>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <initializer_list>
+#include <optional>
 #include <string_view>
 #include <vector>
 
@@ -76,11 +82,20 @@ class OwnedFd {
   int fd_;
 };
 
-// Reads the pipe to its end: gnuplot's stderr, closed when it exits.
-std::string read_all(int fd) {
+// Reads the pipe to its end (gnuplot's stderr, closed when it exits), or nothing once
+// `deadline` passed first.
+std::optional<std::string> read_all_until(int fd, std::chrono::steady_clock::time_point deadline) {
   std::string text;
   char buffer[4096];
   for (;;) {
+    const auto left =
+        std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) return std::nullopt;
+    pollfd readable{.fd = fd, .events = POLLIN, .revents = 0};
+    const int ready =
+        poll(&readable, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
+    if (ready < 0 && errno != EINTR) throw GnuplotError(system_error("waiting for gnuplot", errno));
+    if (ready <= 0) continue;
     const ssize_t n = read(fd, buffer, sizeof buffer);
     if (n > 0) {
       text.append(buffer, static_cast<size_t>(n));
@@ -115,7 +130,8 @@ std::optional<std::filesystem::path> find_gnuplot() {
   return std::nullopt;
 }
 
-void run_gnuplot(const std::filesystem::path& directory, const std::string& script) {
+void run_gnuplot(const std::filesystem::path& directory, const std::string& script,
+                 std::chrono::duration<double> patience) {
   const std::optional<std::filesystem::path> gnuplot = find_gnuplot();
   if (!gnuplot) {
     throw GnuplotError(fmt::format(
@@ -138,13 +154,23 @@ void run_gnuplot(const std::filesystem::path& directory, const std::string& scri
   errors_out.close();
   if (spawned != 0)
     throw GnuplotError(system_error(fmt::format("cannot start {}", program), spawned));
-  const std::string errors = read_all(errors_in.get());
+  const std::optional<std::string> errors =
+      read_all_until(errors_in.get(),
+                     std::chrono::steady_clock::now() +
+                         std::chrono::duration_cast<std::chrono::steady_clock::duration>(patience));
+  if (!errors) {
+    kill(child, SIGKILL);
+    wait_for(child);
+    throw GnuplotError(
+        fmt::format("gnuplot did not finish the report's {} within {} s and was stopped", script,
+                    patience.count()));
+  }
   const int status = wait_for(child);
   if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
   const std::string how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
                                             : fmt::format("signal {}", WTERMSIG(status));
   throw GnuplotError(fmt::format("gnuplot failed on the report's {} ({}); its messages:\n{}",
-                                 script, how, errors));
+                                 script, how, *errors));
 }
 
 }  // namespace hetps::report

@@ -1,7 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
+#include <filesystem>
 
 #include "report/gnuplot.h"
 #include "report_files.h"
@@ -13,9 +15,10 @@ using ::testing::HasSubstr;
 using testing::ScratchDirectory;
 using testing::write_text;
 
-std::string gnuplot_error(const std::filesystem::path& directory, const std::string& script) {
+std::string gnuplot_error(const std::filesystem::path& directory, const std::string& script,
+                          std::chrono::duration<double> patience = kGnuplotPatience) {
   try {
-    run_gnuplot(directory, script);
+    run_gnuplot(directory, script, patience);
   } catch (const GnuplotError& error) {
     return error.what();
   }
@@ -61,6 +64,17 @@ TEST(GnuplotTest, AMissingGnuplotSaysHowToInstallIt) {
   EXPECT_THAT(gnuplot_error(scratch.path(), "accuracy.gp"),
               HasSubstr("gnuplot is not installed (not on PATH), so the report's accuracy.gp "
                         "cannot draw its plot; run scripts/install-deps.sh"));
+}
+
+// A gnuplot that never finishes is stopped: the report fails with a message, it never hangs.
+TEST(GnuplotTest, AGnuplotThatNeverFinishesIsStoppedAndNamed) {
+  const ScratchDirectory scratch;
+  const std::filesystem::path fake = scratch.path() / "gnuplot";
+  write_text(fake, "#!/bin/sh\nexec sleep 600\n");
+  std::filesystem::permissions(fake, std::filesystem::perms::owner_all);
+  const PathSetTo only_the_fake(scratch.path().string() + ":/usr/bin:/bin");
+  EXPECT_EQ(gnuplot_error(scratch.path(), "timeline-1.gp", std::chrono::milliseconds(200)),
+            "gnuplot did not finish the report's timeline-1.gp within 0.2 s and was stopped");
 }
 
 }  // namespace
