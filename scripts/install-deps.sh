@@ -9,6 +9,7 @@ packages=(
   libopenblas0-pthread      # without it libtorch falls back to the reference BLAS (~18x slower)
   libopenblas-dev
   libcli11-dev libtomlplusplus-dev nlohmann-json3-dev libspdlog-dev libfmt-dev
+  zlib1g-dev                # the checkpoints' CRC-32
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format
   libopenmpi-dev openmpi-bin  # the mpi engine

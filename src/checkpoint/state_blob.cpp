@@ -11,29 +11,41 @@ namespace hetps::checkpoint {
 
 namespace {
 
+template <typename Value>
 const nlohmann::json::binary_t& bytes_of(const nlohmann::json& blob, std::string_view what) {
   if (!blob.is_binary()) {
     throw CheckpointError(
         fmt::format("{}: expected a byte string, found {}", what, blob.type_name()));
   }
   const auto& bytes = blob.get_binary();
-  if (bytes.size() % sizeof(float) != 0) {
-    throw CheckpointError(
-        fmt::format("{}: {} bytes is not a whole number of floats", what, bytes.size()));
+  if (bytes.size() % sizeof(Value) != 0) {
+    throw CheckpointError(fmt::format("{}: {} bytes is not a whole number of {}s", what,
+                                      bytes.size(), sizeof(Value) == 4 ? "float" : "double"));
   }
   return bytes;
 }
 
-}  // namespace
-
-nlohmann::json floats_blob(std::span<const float> values) {
+template <typename Value>
+nlohmann::json blob_of(std::span<const Value> values) {
   std::vector<uint8_t> bytes(values.size_bytes());
   if (!values.empty()) std::memcpy(bytes.data(), values.data(), values.size_bytes());
   return nlohmann::json::binary(std::move(bytes));
 }
 
+template <typename Value>
+std::vector<Value> values_of(const nlohmann::json& blob, std::string_view what) {
+  const auto& bytes = bytes_of<Value>(blob, what);
+  std::vector<Value> values(bytes.size() / sizeof(Value));
+  if (!values.empty()) std::memcpy(values.data(), bytes.data(), bytes.size());
+  return values;
+}
+
+}  // namespace
+
+nlohmann::json floats_blob(std::span<const float> values) { return blob_of(values); }
+
 void read_floats(const nlohmann::json& blob, std::span<float> out, std::string_view what) {
-  const auto& bytes = bytes_of(blob, what);
+  const auto& bytes = bytes_of<float>(blob, what);
   if (bytes.size() != out.size_bytes()) {
     throw CheckpointError(fmt::format("{}: holds {} floats, expected {}", what,
                                       bytes.size() / sizeof(float), out.size()));
@@ -42,9 +54,13 @@ void read_floats(const nlohmann::json& blob, std::span<float> out, std::string_v
 }
 
 std::vector<float> floats_from_blob(const nlohmann::json& blob, std::string_view what) {
-  std::vector<float> values(bytes_of(blob, what).size() / sizeof(float));
-  read_floats(blob, values, what);
-  return values;
+  return values_of<float>(blob, what);
+}
+
+nlohmann::json doubles_blob(std::span<const double> values) { return blob_of(values); }
+
+std::vector<double> doubles_from_blob(const nlohmann::json& blob, std::string_view what) {
+  return values_of<double>(blob, what);
 }
 
 }  // namespace hetps::checkpoint

@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/main.h"
+#include "cli/usage_error.h"
 #include "model/learned_agent.h"
 
 namespace hetps::cli {
@@ -17,6 +18,7 @@ constexpr const char* kVersion = "hetps " HETPS_VERSION;  // project(VERSION) in
 
 constexpr int kRunFailed = 1;
 constexpr int kBadInput = 2;
+constexpr int kInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-C
 
 }  // namespace
 
@@ -45,6 +47,9 @@ int main_entry(int argc, char** argv) {
     fmt::print(std::cerr, "hetps: {}\nRun 'hetps --help' for the sub-commands and flags.\n",
                error.what());
     return kBadInput;
+  } catch (const RunInterrupted& stop) {
+    fmt::print(std::cerr, "hetps: {}\n", stop.what());
+    return kInterrupted;
   } catch (const std::invalid_argument& error) {  // config, flags, the engine refusing a config
     fmt::print(std::cerr, "hetps: {}\n", error.what());
     return kBadInput;

@@ -6,16 +6,14 @@
 
 #include <fmt/format.h>
 
+#include "config/atomic_file.h"
 #include "config/toml_writer.h"
 
 namespace hetps::cli {
 namespace {
 
 void write_file(const std::filesystem::path& file, std::string_view text) {
-  std::ofstream out(file);
-  out << text;
-  out.flush();
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
+  config::write_file_atomically(file, text, "run file");
 }
 
 }  // namespace
@@ -35,6 +33,23 @@ RunLog::RunLog(const std::filesystem::path& dir) : file_(dir / "log.jsonl"), out
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", file_.string()));
 }
 
+RunLog::RunLog(const std::filesystem::path& dir, uint64_t keep_bytes)
+    : file_(dir / "log.jsonl"), bytes_(keep_bytes) {
+  std::error_code error;
+  const uint64_t size = std::filesystem::file_size(file_, error);
+  if (error || size < keep_bytes) {
+    throw std::runtime_error(fmt::format(
+        "cannot resume the run log {}: it should hold at least the {} bytes written before the "
+        "checkpoint, but {}",
+        file_.string(), keep_bytes, error ? error.message() : fmt::format("holds only {}", size)));
+  }
+  std::filesystem::resize_file(file_, keep_bytes);
+  out_.open(file_, std::ios::app);
+  if (!out_) throw std::runtime_error(fmt::format("cannot write {}", file_.string()));
+}
+
+void RunLog::moved_to(const std::filesystem::path& dir) { file_ = dir / "log.jsonl"; }
+
 void RunLog::on_eval(const metrics::EvalRecord& record) { write_line(metrics::to_json(record)); }
 
 void RunLog::on_event(const nlohmann::json& record) { write_line(record); }
@@ -46,7 +61,9 @@ void RunLog::on_timeline(const metrics::ActivityTimeline& timeline) {
 }
 
 void RunLog::write_line(const nlohmann::json& record) {
-  out_ << record.dump() << '\n' << std::flush;
+  const std::string line = record.dump() + '\n';
+  out_ << line << std::flush;
+  bytes_ += line.size();
   if (!out_) throw std::runtime_error(fmt::format("cannot write {}", file_.string()));
 }
 

@@ -22,15 +22,26 @@ void write_summary(const std::filesystem::path& dir, const metrics::Summary& sum
 class RunLog : public engine::RunListener {
  public:
   explicit RunLog(const std::filesystem::path& dir);
+  // Continues the log of a resumed run: what it holds past its first `keep_bytes` bytes was
+  // written after the checkpoint the run resumes from, and is cut off. Throws
+  // std::runtime_error naming the file when it is missing or shorter than that.
+  RunLog(const std::filesystem::path& dir, uint64_t keep_bytes);
+
   void on_eval(const metrics::EvalRecord& record) override;
   void on_event(const nlohmann::json& record) override;
   void on_timeline(const metrics::ActivityTimeline& timeline) override;
+
+  // The bytes written so far (a checkpoint records them).
+  uint64_t bytes() const { return bytes_; }
+  // The run directory was moved (StagedDirectory::commit): the open log moved with it.
+  void moved_to(const std::filesystem::path& dir);
 
  private:
   void write_line(const nlohmann::json& record);
 
   std::filesystem::path file_;
   std::ofstream out_;
+  uint64_t bytes_ = 0;
 };
 
 // A directory name for a run name: "ssp:staleness=8" -> "ssp_staleness_8".

@@ -1,10 +1,13 @@
 #include "cli/run_job.h"
 
 #include <algorithm>
+#include <cstdio>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/checkpoint_error.h"
+#include "cli/run_checkpoints.h"
 #include "cli/run_files.h"
 #include "cli/usage_error.h"
 #include "config/error.h"
@@ -51,10 +54,12 @@ void check_names(const config::Config& config) {
   check("data.name", data::kDatasetNames, config.data.name);
 }
 
-metrics::Summary train_job(const config::Config& config, engine::RunListener& listener) {
+metrics::Summary train_job(const config::Config& config, engine::RunListener& listener,
+                           const engine::RunCheckpoints& checkpoints) {
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
-    return engine::run(config, data, model::model_source(config, data.train), listener);
+    return engine::run(config, data, model::model_source(config, data.train), listener,
+                       checkpoints);
   } catch (const data::DataError& error) {
     // The data set's files and `cluster.trace` are files the user named: a missing or corrupt
     // one is bad input, like a bad setting.
@@ -64,6 +69,11 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
 
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress) {
+  if (config.run.checkpoint_interval > 0) {
+    throw UsageError(
+        "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` on engine sim "
+        "does so far); leave it at 0");
+  }
   std::filesystem::create_directories(dir);
   write_config(dir, config);
   RunLog log(dir);
@@ -71,6 +81,55 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
   const metrics::Summary summary = train_job(config, listeners);
   write_summary(dir, summary);
   return summary;
+}
+
+metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
+                                      engine::RunListener& progress,
+                                      const std::atomic<bool>& stop) {
+  write_config(dir.path(), config);
+  RunLog log(dir.path());
+  BothListeners listeners(log, progress);
+  engine::RunCheckpoints checkpoints;
+  checkpoints.stop = &stop;
+  checkpoints.save = [&](const nlohmann::json& state, double time) {
+    if (!dir.committed()) {
+      dir.commit();
+      log.moved_to(dir.path());
+    }
+    save_run_checkpoint(dir.path(), config, log.bytes(), time, state);
+  };
+  const metrics::Summary summary = train_job(config, listeners, checkpoints);
+  write_summary(dir.path(), summary);
+  dir.commit();
+  return summary;
+}
+
+metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
+                            engine::RunListener& progress, const std::atomic<bool>& stop) {
+  ResumePoint point;
+  try {
+    point = load_resume_point(dir, config, [](const std::string& refusal) {
+      fmt::print(stderr, "hetps: warning: {}; trying the checkpoint before it\n", refusal);
+    });
+  } catch (const checkpoint::CheckpointError& error) {
+    throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
+  }
+  RunLog log(dir, point.log_bytes);
+  BothListeners listeners(log, progress);
+  engine::RunCheckpoints checkpoints;
+  checkpoints.stop = &stop;
+  checkpoints.resume_from = &point.engine_state;
+  checkpoints.save = [&](const nlohmann::json& state, double time) {
+    save_run_checkpoint(dir, config, log.bytes(), time, state);
+  };
+  try {
+    const metrics::Summary summary = train_job(config, listeners, checkpoints);
+    write_summary(dir, summary);
+    return summary;
+  } catch (const checkpoint::CheckpointError& error) {  // its state does not fit the run
+    throw UsageError(fmt::format("--resume {}: checkpoint {}: {}", dir.string(),
+                                 point.file.string(), error.what()));
+  }
 }
 
 }  // namespace hetps::cli

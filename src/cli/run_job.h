@@ -1,8 +1,10 @@
 // One training job, from a resolved config to a finished run directory.
 #pragma once
 
+#include <atomic>
 #include <filesystem>
 
+#include "cli/staged_directory.h"
 #include "config/config.h"
 #include "engine/engine.h"
 #include "metrics/records.h"
@@ -16,13 +18,28 @@ void check_names(const config::Config& config);
 // Loads the data and trains `config` on its engine, reporting to `listener`. A missing or
 // corrupt data file or `cluster.trace` is bad input: it throws UsageError with the
 // data::DataError's message.
-metrics::Summary train_job(const config::Config& config, engine::RunListener& listener);
+metrics::Summary train_job(const config::Config& config, engine::RunListener& listener,
+                           const engine::RunCheckpoints& checkpoints = {});
 
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
 // log.jsonl and summary.json into `dir`. Evaluations also go to `progress`. Throws UsageError
 // (bad input) with the data::DataError's message for a missing or corrupt data file or
-// `cluster.trace`.
+// `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints.
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress);
+
+// run_job into a staged run directory, with checkpoints (`run.checkpoint_interval`, and when
+// `stop` is set: engine::Interrupted then ends the job) in `<run dir>/checkpoints`. The
+// directory is committed at the first checkpoint, unfinished, so that a killed run can be
+// resumed from it, and at the end.
+metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
+                                      engine::RunListener& progress, const std::atomic<bool>& stop);
+
+// Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from its
+// newest checkpoint that reads back whole, to the end, writing summary.json. Checkpoints go on
+// as in run_checkpointed_job. A newer checkpoint that does not read is named on stderr and
+// skipped. Throws UsageError when `dir` holds no unfinished run or no usable checkpoint.
+metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
+                            engine::RunListener& progress, const std::atomic<bool>& stop);
 
 }  // namespace hetps::cli

@@ -53,6 +53,7 @@ StagedDirectory::~StagedDirectory() {
 }
 
 void StagedDirectory::commit() {
+  if (committed_) return;
   check_target_replaceable();
   fs::remove_all(target_);
   fs::rename(staging_, target_);

@@ -5,6 +5,9 @@
 //   StagedDirectory out("runs/bsp", "summary.json", /*replace=*/false);  // throws if it exists
 //   write_files(out.path());
 //   out.commit();                                      // runs/bsp appears, complete
+//
+// A run that takes checkpoints commits at its first one, unfinished: from then on it must
+// outlive the process (a killed run is resumed from its directory), and it writes in place.
 #pragma once
 
 #include <filesystem>
@@ -25,12 +28,13 @@ class StagedDirectory {
   StagedDirectory(const StagedDirectory&) = delete;
   StagedDirectory& operator=(const StagedDirectory&) = delete;
 
-  // Where to write until commit().
-  const std::filesystem::path& path() const { return staging_; }
+  // Where to write: the staging directory until commit(), the target after it.
+  const std::filesystem::path& path() const { return committed_ ? target_ : staging_; }
   const std::filesystem::path& target() const { return target_; }
+  bool committed() const { return committed_; }
 
   // Moves the staged directory to `target`, replacing an existing one only now (checked
-  // again, as at construction).
+  // again, as at construction). Once only: later calls do nothing.
   void commit();
 
  private:

@@ -2,6 +2,8 @@
 // one run into one run directory (default runs/<run_name>). With `engine = "mpi"` every rank of
 // the mpirun job runs it: rank 0 alone writes the directory and prints, and a rank's failure
 // names the rank and host.
+// `hetps train --resume DIR [--quiet]`: continues the unfinished run in DIR from its newest
+// checkpoint. On `sim`, SIGINT and SIGTERM stop a run with a checkpoint (exit 130).
 #include <iostream>
 #include <memory>
 
@@ -13,6 +15,8 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
+#include "cli/stop_signals.h"
+#include "cli/usage_error.h"
 #include "config/resolve.h"
 #include "engine/engine.h"
 #ifdef HETPS_WITH_MPI
@@ -45,16 +49,76 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
+// Only the simulator takes checkpoints so far; elsewhere a signal ends the run as it always did.
+bool takes_checkpoints(const config::Config& config) { return config.engine == "sim"; }
+
+// What a stop by signal says, once the engine has saved its checkpoint.
+RunInterrupted interrupted(const StopSignals& signals, const engine::Interrupted& stop,
+                           const std::filesystem::path& dir) {
+  return RunInterrupted(fmt::format(
+      "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
+      "train --resume {}",
+      signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
+}
+
 void train_into_directory(const config::Config& config, const RunFlags& flags) {
   const std::filesystem::path out =
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
   StagedDirectory dir(out, "summary.json", flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
-  const metrics::Summary summary = run_job(config, dir.path(), progress);
+  metrics::Summary summary;
+  if (takes_checkpoints(config)) {
+    const StopSignals signals;
+    try {
+      summary = run_checkpointed_job(config, dir, progress, signals.requested());
+    } catch (const engine::Interrupted& stop) {
+      progress.finish();
+      throw interrupted(signals, stop, dir.target());
+    }
+  } else {
+    summary = run_job(config, dir.path(), progress);
+    dir.commit();
+  }
   progress.finish();
-  dir.commit();
   print_result(config, summary, dir.target(), flags.quiet);
+}
+
+void resume(const RunFlags& flags) {
+  if (!flags.config_file.empty() || !flags.sets.empty() || !flags.out.empty() || flags.force) {
+    throw UsageError(
+        "--resume continues a run with the config it was started with, in its own directory: it "
+        "takes no --config, --set, --out or --force");
+  }
+  const std::filesystem::path dir = flags.resume;
+  if (!std::filesystem::exists(dir / "config.toml")) {
+    throw UsageError(
+        fmt::format("--resume {}: not a run directory (it holds no config.toml)", dir.string()));
+  }
+  if (std::filesystem::exists(dir / "summary.json")) {
+    throw UsageError(
+        fmt::format("--resume {}: the run has finished (it holds summary.json); nothing to resume",
+                    dir.string()));
+  }
+  RunFlags from_directory;
+  from_directory.config_file = (dir / "config.toml").string();
+  const config::Config config = config::resolve(user_settings(from_directory));
+  check_names(config);
+  if (!takes_checkpoints(config)) {
+    throw UsageError(fmt::format("--resume {}: engine \"{}\" takes no checkpoints yet (only sim)",
+                                 dir.string(), config.engine));
+  }
+  ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
+  const StopSignals signals;
+  metrics::Summary summary;
+  try {
+    summary = resume_job(config, dir, progress, signals.requested());
+  } catch (const engine::Interrupted& stop) {
+    progress.finish();
+    throw interrupted(signals, stop, dir);
+  }
+  progress.finish();
+  print_result(config, summary, dir, flags.quiet);
 }
 
 // The ranks other than 0 of an mpi run: the same job, without outputs (rank 0 writes them).
@@ -67,6 +131,10 @@ void train_without_outputs(const config::Config& config) {
 }
 
 void train(const RunFlags& flags) {
+  if (!flags.resume.empty()) {
+    resume(flags);
+    return;
+  }
   const config::Config config = config::resolve(user_settings(flags));
   check_names(config);
   const bool primary = engine::is_primary_process(config);
@@ -92,6 +160,11 @@ void add_train_command(CLI::App& app) {
   CLI::App* command = app.add_subcommand("train", "Train one run into a run directory");
   auto flags = std::make_shared<RunFlags>();
   add_run_flags(*command, *flags);
+  command
+      ->add_option("--resume", flags->resume,
+                   "Continue the unfinished run in DIR from its newest checkpoint (sim; "
+                   "run.checkpoint_interval, SIGINT and SIGTERM take them)")
+      ->type_name("DIR");
   command->callback([flags] { train(*flags); });
 }
 

@@ -13,3 +13,14 @@ class UsageError : public std::invalid_argument {
 };
 
 }  // namespace hetps::cli
+
+namespace hetps::cli {
+
+// A run stopped by SIGINT or SIGTERM after saving a checkpoint: the message says how to go on.
+// Exits with status 130, as an interrupted program does.
+class RunInterrupted : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace hetps::cli

@@ -1,5 +1,6 @@
 // Results a user asked to keep are never half written: the text goes to a temporary file beside
-// the target, which is then renamed over it (atomic on POSIX file systems).
+// the target, flushed to disk, then renamed over it (atomic on POSIX file systems), and the
+// directory is flushed too: after a crash or a power loss the file is whole, old or new.
 #pragma once
 
 #include <filesystem>

@@ -128,6 +128,10 @@ struct RunConfig {
   // The most intervals of each worker's activity timeline kept in memory and in timeline.csv
   // (metrics/activity_timeline.h): past it, cycles are sampled. 0 records no timeline.
   int64_t timeline_intervals = 4096;
+  // A checkpoint every this many seconds of run time (virtual on sim); 0: only when the run
+  // is stopped by SIGINT or SIGTERM. The newest `checkpoint_keep` are kept.
+  double checkpoint_interval = 0;
+  int checkpoint_keep = 2;
 
   bool operator==(const RunConfig&) const = default;
 };

@@ -125,6 +125,8 @@ const Schema<Config>& config_schema() {
       field("run.start_timeout_s", positive, &C::run, &RunConfig::start_timeout_s),
       field("run.timeline_intervals", Range::between(0, 10'000'000), &C::run,
             &RunConfig::timeline_intervals),
+      field("run.checkpoint_interval", non_negative, &C::run, &RunConfig::checkpoint_interval),
+      field("run.checkpoint_keep", Range::between(1, 1000), &C::run, &RunConfig::checkpoint_keep),
   });
   return schema;
 }

@@ -8,6 +8,7 @@
 
 #include "config/config.h"
 #include "data/dataset.h"
+#include "engine/run_checkpoints.h"
 #include "metrics/activity_timeline.h"
 #include "metrics/records.h"
 #include "model/learner.h"
@@ -47,8 +48,12 @@ class StallError : public std::runtime_error {
 // for a configuration the engine cannot run (naming the key), StallError for a stalled run.
 // On the mpi engine every rank calls it; only the primary process (see `is_primary_process`)
 // feeds `listener` and returns the run's summary, the others return an empty summary.
+// `checkpoints`: only `sim` takes checkpoints and resumes so far; the other engines refuse a
+// config or a call that asks for them (std::invalid_argument naming `run.checkpoint_interval`).
+// Throws Interrupted when `checkpoints.stop` stopped the run.
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
-                     const ModelSource& models, RunListener& listener);
+                     const ModelSource& models, RunListener& listener,
+                     const RunCheckpoints& checkpoints = {});
 
 // Whether this process writes the run's outputs: always, except on the mpi engine, where only
 // rank 0 does. Starts MPI for `engine = "mpi"` (once per process).

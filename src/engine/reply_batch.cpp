@@ -1,6 +1,11 @@
 #include "engine/reply_batch.h"
 
 #include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "checkpoint/restoring.h"
 
 namespace hetps::engine {
 
@@ -56,6 +61,34 @@ std::vector<ReplyBatch::Route> ReplyBatch::take() {
   direct.insert(direct.end(), std::make_move_iterator(relayed.begin()),
                 std::make_move_iterator(relayed.end()));
   return direct;
+}
+
+nlohmann::json ReplyBatch::save_state() const {
+  if (!pending_.empty()) {
+    throw std::logic_error("ReplyBatch::save_state: replies are pending; save between messages");
+  }
+  return {{"merged_by", merged_by_}};
+}
+
+void ReplyBatch::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the pull replies' relays", [&] {
+    auto merged_by = state.at("merged_by").get<std::vector<int>>();
+    const auto workers = static_cast<int>(merged_by_.size());
+    if (merged_by.size() != merged_by_.size()) {
+      throw checkpoint::CheckpointError(
+          fmt::format("holds {} workers, expected {}", merged_by.size(), workers));
+    }
+    for (size_t w = 0; w < merged_by.size(); ++w) {
+      const int leader = merged_by[w];
+      if (leader != protocol::kServer && (leader < 0 || leader >= workers)) {
+        throw checkpoint::CheckpointError(fmt::format(
+            "worker {}'s update was merged by worker {}; expected -1 (none) or a worker from 0 "
+            "to {}",
+            w, leader, workers - 1));
+      }
+    }
+    merged_by_ = std::move(merged_by);
+  });
 }
 
 }  // namespace hetps::engine

@@ -9,6 +9,8 @@
 
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "protocol/protocol.h"
 
 namespace hetps::engine {
@@ -31,6 +33,14 @@ class ReplyBatch {
   // The batch in delivery order (the replies from the server in the order they were made, then
   // the relayed ones, each after its leader's), and empties it.
   std::vector<Route> take();
+
+  // Which leader merged each worker's last update: a member whose reply a protocol holds past
+  // the message that brought the merge is still relayed by its leader in a later batch, so
+  // this outlives a batch and goes into checkpoints. Saved between messages only (throws
+  // std::logic_error while replies are pending). restore_state throws
+  // checkpoint::CheckpointError for another worker count or a leader that is no worker.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   std::vector<int> merged_by_;  // per worker: the leader that merged its last update, or kServer

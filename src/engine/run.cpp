@@ -35,10 +35,17 @@ std::vector<std::string> external_engine_names() {
 }
 
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
-                     const ModelSource& models, RunListener& listener) {
+                     const ModelSource& models, RunListener& listener,
+                     const RunCheckpoints& checkpoints) {
   if (config.engine == "sim") {
     SimEngine engine(config, data, models, listener);
-    return engine.run();
+    return engine.run(checkpoints);
+  }
+  if (config.run.checkpoint_interval > 0 || checkpoints.resume_from != nullptr) {
+    throw std::invalid_argument(fmt::format(
+        "run.checkpoint_interval: checkpoints and --resume work on engine \"sim\" only so far, "
+        "not on \"{}\"",
+        config.engine));
   }
   if (config.engine == "threads") {
     ThreadsEngine engine(config, data, models, listener);

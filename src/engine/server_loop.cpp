@@ -35,10 +35,7 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
 }
 
 void ServerLoop::start() {
-  state_.protocol().start(
-      protocol::RunShape{config_.cluster.workers, config_.train.max_samples,
-                         config_.data.batch_size, config_.train.momentum, config_.seed},
-      *this);
+  state_.protocol().start(run_shape(config_), *this);
   send_replies();
   engine_.evaluate(state_, 0.0);
   // A worker stuck before its first pull (loading data, say) is a stall like any other.

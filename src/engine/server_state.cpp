@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
 #include "protocol/registry.h"
 
 namespace hetps::engine {
@@ -34,7 +35,28 @@ server::ServerOptions server_options(const config::Config& config) {
   return options;
 }
 
+protocol::RunShape run_shape(const config::Config& config) {
+  return protocol::RunShape{config.cluster.workers, config.train.max_samples,
+                            config.data.batch_size, config.train.momentum, config.seed};
+}
+
 namespace {
+
+// What a protocol does in `start` before a restore: nothing of it is carried out, as the
+// restored state already holds its consequences.
+class DroppedActions : public protocol::Actions {
+ public:
+  explicit DroppedActions(int64_t version) : version_(version) {}
+  int64_t apply(const protocol::ApplyOrder&) override { return version_; }
+  void reply_pull(int, const protocol::WorkerPlan&) override {}
+  void discard(int) override {}
+  void set_optimizer(const protocol::OptimizerOverride&) override {}
+  void record(const protocol::ProtocolEvent&) override {}
+  int64_t version() const override { return version_; }
+
+ private:
+  int64_t version_;
+};
 
 std::vector<float> initial_model(model::Learner& learner) {
   std::vector<float> initial(learner.layout().size());
@@ -211,6 +233,41 @@ metrics::Summary ServerState::finish(double time, const std::string& stop_reason
   summary.wall_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
   return summary;
+}
+
+nlohmann::json ServerState::save_state() const {
+  nlohmann::json state;
+  state["workers"] = config_.cluster.workers;
+  state["protocol"] = protocol_->save_state();
+  state["server"] = server_->save_state();
+  state["pool"] = pool_.save_state();
+  state["statistics"] = stats_.save_state();
+  state["evaluated_version"] = evaluated_version_;
+  state["evaluated_time"] = evaluated_time_;
+  return state;
+}
+
+void ServerState::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the server state", [&] {
+    // Not every protocol's state knows its worker count.
+    const int workers = state.at("workers").get<int>();
+    if (workers != config_.cluster.workers) {
+      throw checkpoint::CheckpointError(
+          fmt::format("holds {} workers, expected {}", workers, config_.cluster.workers));
+    }
+    const auto evaluated_version = state.at("evaluated_version").get<int64_t>();
+    const auto evaluated_time = state.at("evaluated_time").get<double>();
+    server_->restore_state(state.at("server"));
+    pool_.restore_state(state.at("pool"));
+    stats_.restore_state(state.at("statistics"));
+    checkpoint::restoring(fmt::format("protocol '{}'", protocol_->name()), [&] {
+      DroppedActions dropped(server_->version());
+      protocol_->start(run_shape(config_), dropped);
+      protocol_->restore_state(state.at("protocol"));
+    });
+    evaluated_version_ = evaluated_version;
+    evaluated_time_ = evaluated_time;
+  });
 }
 
 }  // namespace hetps::engine

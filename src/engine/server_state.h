@@ -24,6 +24,8 @@ namespace hetps::engine {
 // The protocol named by `config.protocol`; throws std::invalid_argument for an unknown name.
 std::unique_ptr<protocol::Protocol> make_protocol(const config::ProtocolConfig& config);
 server::ServerOptions server_options(const config::Config& config);
+// What the protocol's `start` is told of the run.
+protocol::RunShape run_shape(const config::Config& config);
 
 class ServerState {
  public:
@@ -68,6 +70,17 @@ class ServerState {
   // the summary; `wall_start` is when the engine began.
   metrics::Summary finish(double time, const std::string& stop_reason, const std::string& engine,
                           std::chrono::steady_clock::time_point wall_start);
+
+  // The protocol's state, the server's (this process's shards), the updates in flight, the
+  // statistics and which version was last evaluated, for checkpoints. Remote shards save and
+  // restore their own servers.
+  nlohmann::json save_state() const;
+  // Into a server state built from the same config, in place of the protocol's `start` (which
+  // this calls, its actions dropped: protocols size themselves there, and the restored state
+  // then replaces what it set up). Throws checkpoint::CheckpointError naming the part that does
+  // not fit; a protocol's refusal (std::invalid_argument) is one too. A refused state may be
+  // restored in part: the run cannot go on from it.
+  void restore_state(const nlohmann::json& state);
 
  private:
   const config::Config& config_;

@@ -65,24 +65,48 @@ bool SimEngine::crashed(int worker) const {
   return clock.silent && !clock.hung;
 }
 
-metrics::Summary SimEngine::run() {
-  const auto wall_start = std::chrono::steady_clock::now();
+void SimEngine::begin() {
   const int workers = config_.cluster.workers;
   // Scheduled first, so that a failure comes before any other event of the same instant.
   for (const config::WorkerFailure& failure : config_.cluster.failures) {
     schedule(failure.time, EventKind::WorkerFails, failure.worker);
   }
-  state_.protocol().start(
-      protocol::RunShape{workers, config_.train.max_samples, config_.data.batch_size,
-                         config_.train.momentum, config_.seed},
-      *this);
+  state_.protocol().start(run_shape(config_), *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   send_replies();
 
   state_.evaluate(0.0);
   schedule(config_.train.eval_interval, EventKind::Evaluation);
+  next_checkpoint_ = config_.run.checkpoint_interval > 0 ? config_.run.checkpoint_interval
+                                                         : std::numeric_limits<double>::infinity();
+}
+
+void SimEngine::checkpoint_before(const Event& next, const RunCheckpoints& checkpoints) {
+  if (!checkpoints.save) return;
+  const bool stop = checkpoints.stop != nullptr && checkpoints.stop->load();
+  // None past the end of the run: resuming from there would have nothing to do.
+  const double until = std::min(next.time, config_.train.max_time);
+  if (!stop && next_checkpoint_ > until) return;
+  // A checkpoint stands for every interval boundary up to the next event: nothing happens
+  // between them.
+  const double interval = config_.run.checkpoint_interval;
+  if (interval > 0) {
+    while (next_checkpoint_ <= until) next_checkpoint_ += interval;
+  }
+  checkpoints.save(save_state(), now_);
+  if (stop) throw Interrupted(now_);
+}
+
+metrics::Summary SimEngine::run(const RunCheckpoints& checkpoints) {
+  wall_start_ = std::chrono::steady_clock::now();
+  if (checkpoints.resume_from != nullptr) {
+    restore_state(*checkpoints.resume_from);
+  } else {
+    begin();
+  }
   std::string stop_reason = "stalled";  // no update in flight and none to come
   while (updates_in_flight_ > 0) {
+    checkpoint_before(events_.top(), checkpoints);
     Event event = events_.top();
     events_.pop();
     if (is_lost(event)) continue;
@@ -123,7 +147,7 @@ metrics::Summary SimEngine::run() {
   }
   // Nothing left to happen: a worker still owing its update is hung, and nothing will come.
   if (stop_reason == "stalled") inspect_stalls_until(std::numeric_limits<double>::infinity());
-  metrics::Summary summary = state_.finish(now_, stop_reason, "sim", wall_start);
+  metrics::Summary summary = state_.finish(now_, stop_reason, "sim", wall_start_);
   publish_timeline(timeline_, cluster_, now_, listener_, summary);
   return summary;
 }

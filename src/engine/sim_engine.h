@@ -6,9 +6,11 @@
 // same run log, bit for bit. `cluster.failures` silence workers at their virtual time: the
 // update a failing worker has in flight is lost, and its pulls are never answered again.
 // Leaders (protocol.h) gather their members' updates over the workers' links and relay the
-// model to them (ReplyBatch).
+// model to them (ReplyBatch). Checkpoints are taken between events, every
+// `run.checkpoint_interval` of virtual time (sim_engine_state.cpp holds what they save).
 #pragma once
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -19,6 +21,7 @@
 #include "data/dataset.h"
 #include "engine/engine.h"
 #include "engine/reply_batch.h"
+#include "engine/run_checkpoints.h"
 #include "engine/server_state.h"
 #include "engine/sim_network.h"
 #include "engine/stall_inspector.h"
@@ -35,7 +38,9 @@ class SimEngine : public protocol::Actions {
             RunListener& listener);
   ~SimEngine() override;
 
-  metrics::Summary run();
+  // Throws Interrupted when `checkpoints.stop` was set (after handing over a checkpoint), and
+  // checkpoint::CheckpointError when `checkpoints.resume_from` does not fit this run.
+  metrics::Summary run(const RunCheckpoints& checkpoints = {});
 
   // protocol::Actions
   int64_t apply(const protocol::ApplyOrder& order) override;
@@ -81,7 +86,19 @@ class SimEngine : public protocol::Actions {
     bool own_update_ready = false;
     // The entries its own update carries when top-k compressed; empty when dense.
     std::optional<worker::SparseDelta> compressed;
+
+    nlohmann::json save_state() const;
+    void restore_state(const nlohmann::json& state);
   };
+
+  // The run's first moments: failures scheduled, the protocol started, the first pulls
+  // answered, the initial model evaluated.
+  void begin();
+  // Hands the state to `checkpoints.save` when a checkpoint is due before `next` or a stop was
+  // asked for; throws Interrupted after a stop's checkpoint.
+  void checkpoint_before(const Event& next, const RunCheckpoints& checkpoints);
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
   // Only updates keep the run going: an evaluation or a failure still to come does not.
   void schedule(double time, EventKind kind, int worker = -1, int update_id = -1);
@@ -131,6 +148,10 @@ class SimEngine : public protocol::Actions {
   double now_ = 0;
   uint64_t sequence_ = 0;
   int updates_in_flight_ = 0;
+  double next_checkpoint_ = 0;  // virtual time
+  // When this process began the run; a resumed run's is moved back by the wall time the run
+  // had taken when its checkpoint was saved, so the summary's wall seconds cover the whole run.
+  std::chrono::steady_clock::time_point wall_start_;
 };
 
 }  // namespace hetps::engine

@@ -2,6 +2,10 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
+#include "checkpoint/restoring.h"
+
 namespace hetps::engine {
 
 SimNetwork::SimNetwork(const cluster::ClusterModel& cluster, int servers)
@@ -45,6 +49,35 @@ double SimNetwork::send_from_servers(int worker, std::span<const double> shard_b
         std::max(arrival, send(server_node(static_cast<int>(s)), worker, shard_bytes[s], time));
   }
   return arrival;
+}
+
+nlohmann::json SimNetwork::save_state() const {
+  const auto free_at = [](const std::vector<Queue>& links) {
+    std::vector<double> times;
+    for (const Queue& link : links) times.push_back(link.free_at);
+    return times;
+  };
+  return {{"uplinks_free_at", free_at(up_)}, {"downlinks_free_at", free_at(down_)}};
+}
+
+void SimNetwork::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the simulator's network", [&] {
+    const auto read = [&](const char* field) {
+      auto times = state.at(field).get<std::vector<double>>();
+      if (times.size() != up_.size()) {
+        throw checkpoint::CheckpointError(fmt::format(
+            "{}: holds {} links, expected {} ({} workers and {} server shards)", field,
+            times.size(), up_.size(), workers_, up_.size() - static_cast<size_t>(workers_)));
+      }
+      return times;
+    };
+    const std::vector<double> up = read("uplinks_free_at");
+    const std::vector<double> down = read("downlinks_free_at");
+    for (size_t node = 0; node < up.size(); ++node) {
+      up_[node].free_at = up[node];
+      down_[node].free_at = down[node];
+    }
+  });
 }
 
 }  // namespace hetps::engine

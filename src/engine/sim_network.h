@@ -9,6 +9,8 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cluster/cluster_model.h"
 
 namespace hetps::engine {
@@ -28,6 +30,12 @@ class SimNetwork {
   // arrival.
   double send_to_servers(int worker, std::span<const double> shard_bytes, double time);
   double send_from_servers(int worker, std::span<const double> shard_bytes, double time);
+
+  // When each link is next free, for checkpoints; bandwidths and latencies come from the
+  // cluster model. restore_state, into a network of as many workers and shards, throws
+  // checkpoint::CheckpointError naming a link count that differs, and then changes nothing.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   struct Queue {

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/restoring.h"
+
 namespace hetps::engine {
 
 StallInspector::StallInspector(double warning_seconds, double timeout_seconds,
@@ -38,9 +40,8 @@ StallInspector::Findings StallInspector::check(double now) {
     }
   }
   if (!overdue.empty()) {
-    findings.timeout =
-        fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}",
-                    timeout_seconds_, fmt::join(overdue, "; "));
+    findings.timeout = fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}",
+                                   timeout_seconds_, fmt::join(overdue, "; "));
   }
   return findings;
 }
@@ -51,6 +52,35 @@ double StallInspector::next_check() const {
     next = std::min(next, wait.since + (wait.warned ? timeout_seconds_ : warning_seconds_));
   }
   return next;
+}
+
+nlohmann::json StallInspector::save_state() const {
+  nlohmann::json waits = nlohmann::json::array();
+  for (const auto& [worker, wait] : waits_) {
+    waits.push_back({{"worker", worker},
+                     {"since", wait.since},
+                     {"awaited", wait.awaited},
+                     {"warned", wait.warned}});
+  }
+  return {{"waits", waits}};
+}
+
+void StallInspector::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the stall inspector", [&] {
+    std::map<int, Wait> waits;
+    for (const nlohmann::json& saved : state.at("waits")) {
+      const int worker = saved.at("worker").get<int>();
+      if (worker < 0) {
+        throw checkpoint::CheckpointError(fmt::format("a wait for worker {}", worker));
+      }
+      const Wait wait{saved.at("since").get<double>(), saved.at("awaited").get<std::string>(),
+                      saved.at("warned").get<bool>()};
+      if (!waits.emplace(worker, wait).second) {
+        throw checkpoint::CheckpointError(fmt::format("worker {}'s wait is given twice", worker));
+      }
+    }
+    waits_ = std::move(waits);
+  });
 }
 
 }  // namespace hetps::engine

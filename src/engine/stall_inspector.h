@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hetps::engine {
 
 class StallInspector {
@@ -30,6 +32,12 @@ class StallInspector {
   Findings check(double now);
   // The earliest time `check` can have something new to say (infinity when nothing waits).
   double next_check() const;
+
+  // The waits (since when, for what, whether warned), for checkpoints; the limits and how to
+  // name a worker come from the constructor. restore_state throws checkpoint::CheckpointError
+  // for a negative worker, a worker given twice or a field missing, and then changes nothing.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   struct Wait {

@@ -9,6 +9,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "protocol/protocol.h"
 
 namespace hetps::engine {
@@ -48,6 +50,14 @@ class UpdatePool {
     free_.push_back(at(id).buffer);
     pending_.erase(id);
   }
+
+  // Every pending update (its id, info and buffer) and the next id, for checkpoints. Which
+  // buffer holds which update is not kept: a restored pool holds one buffer per pending update.
+  nlohmann::json save_state() const;
+  // Into a pool of the same model size. Throws checkpoint::CheckpointError naming the update
+  // whose buffer holds another count of floats, an id given twice or at or past the next id, or
+  // a field missing; the pool is then unchanged.
+  void restore_state(const nlohmann::json& state);
 
  private:
   size_t floats_;

@@ -5,6 +5,9 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
+#include "checkpoint/state_blob.h"
+
 namespace hetps::metrics {
 
 std::string_view activity_name(Activity activity) {
@@ -170,6 +173,38 @@ void ActivityTimeline::end_at(double time) {
     worker.wait_until(time);
     worker.stop_at(time);
   }
+}
+
+nlohmann::json ActivityTimeline::save_state() const {
+  nlohmann::json workers = nlohmann::json::array();
+  for (const WorkerActivity& worker : workers_) {
+    workers.push_back(checkpoint::doubles_blob(worker.to_doubles()));
+  }
+  return {{"workers", workers}};
+}
+
+void ActivityTimeline::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the activity timeline", [&] {
+    const nlohmann::json& saved = state.at("workers");
+    if (saved.size() != workers_.size()) {
+      throw checkpoint::CheckpointError(
+          fmt::format("holds {} workers, expected {}", saved.size(), workers_.size()));
+    }
+    std::vector<WorkerActivity> workers;
+    workers.reserve(workers_.size());
+    for (size_t w = 0; w < saved.size(); ++w) {
+      checkpoint::restoring(fmt::format("worker {}", w), [&] {
+        const auto recorded = checkpoint::doubles_from_blob(saved[w], "its intervals");
+        workers.push_back(WorkerActivity::from_doubles(recorded, max_intervals_per_worker_));
+        if (workers.back().intervals().size() > max_intervals_per_worker_) {
+          throw checkpoint::CheckpointError(
+              fmt::format("holds {} intervals, expected at most {} (run.timeline_intervals)",
+                          workers.back().intervals().size(), max_intervals_per_worker_));
+        }
+      });
+    }
+    workers_ = std::move(workers);
+  });
 }
 
 void write_csv(std::ostream& out, const ActivityTimeline& timeline) {

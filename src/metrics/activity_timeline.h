@@ -21,6 +21,8 @@
 #include <string_view>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hetps::metrics {
 
 enum class Activity {
@@ -112,6 +114,13 @@ class ActivityTimeline {
   // The run ended at `time`: every live worker waited from its last interval until then, and
   // what an engine foresaw past it (a step it computed ahead) is cut there.
   void end_at(double time);
+
+  // Every worker's activity in its wire form (WorkerActivity::to_doubles), for checkpoints.
+  // restore_state, into a timeline of as many workers and the same buffer size, throws
+  // checkpoint::CheckpointError naming what does not fit (the worker count, a worker's record,
+  // or more intervals than its buffer holds) and leaves the timeline unchanged.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   size_t max_intervals_per_worker_;

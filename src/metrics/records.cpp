@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
+
 namespace hetps::metrics {
 
 void StalenessHistogram::add(int64_t staleness, int64_t updates) {
@@ -28,6 +30,31 @@ std::vector<StalenessHistogram::Bucket> StalenessHistogram::buckets() const {
 
 int64_t StalenessHistogram::total_updates() const {
   return std::accumulate(updates_.begin(), updates_.end(), int64_t{0});
+}
+
+nlohmann::json StalenessHistogram::save_state() const { return to_json(*this); }
+
+void StalenessHistogram::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the staleness histogram", [&] {
+    std::array<int64_t, kOverflowStaleness + 1> updates{};
+    for (const nlohmann::json& bucket : state) {
+      const auto staleness = bucket.at("staleness").get<int64_t>();
+      const auto count = bucket.at("updates").get<int64_t>();
+      if (staleness < 0 || staleness > kOverflowStaleness || count < 0) {
+        throw checkpoint::CheckpointError(fmt::format(
+            "a bucket of staleness {} holding {} updates: expected a staleness from 0 to {} and "
+            "a count of at least 0",
+            staleness, count, kOverflowStaleness));
+      }
+      int64_t& slot = updates[static_cast<size_t>(staleness)];
+      if (slot != 0) {
+        throw checkpoint::CheckpointError(
+            fmt::format("the bucket of staleness {} is given twice", staleness));
+      }
+      slot = count;
+    }
+    updates_ = updates;
+  });
 }
 
 nlohmann::json to_json(const EvalRecord& r) {

@@ -45,6 +45,12 @@ class StalenessHistogram {
   std::vector<Bucket> buckets() const;
   int64_t total_updates() const;
 
+  // For checkpoints: the buckets as to_json writes them. restore_state throws
+  // checkpoint::CheckpointError for a bucket outside 0 ... kOverflowStaleness, a bucket given
+  // twice or a negative count, and leaves the histogram unchanged.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
+
  private:
   std::array<int64_t, kOverflowStaleness + 1> updates_{};
 };

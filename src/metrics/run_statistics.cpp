@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checkpoint/restoring.h"
+
 namespace hetps::metrics {
 
 void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss) {
@@ -60,6 +62,51 @@ void RunStatistics::fill(Summary& summary) const {
   summary.mean_staleness = mean_staleness();
   summary.max_staleness = max_staleness_;
   summary.staleness_histogram = staleness_histogram_;
+}
+
+nlohmann::json RunStatistics::save_state() const {
+  return {{"samples", samples_},
+          {"applied", applied_},
+          {"updates", updates_},
+          {"bytes_to_server", bytes_to_server_},
+          {"bytes_from_server", bytes_from_server_},
+          {"bytes_worker_to_worker", bytes_worker_to_worker_},
+          {"staleness_sum", staleness_sum_},
+          {"max_staleness", max_staleness_},
+          {"staleness_histogram", staleness_histogram_.save_state()},
+          {"window_loss_sum", window_loss_sum_},
+          {"window_samples", window_samples_},
+          {"last_train_loss", last_train_loss_},
+          {"last_time", last_time_},
+          {"final_accuracy", final_accuracy_},
+          {"best_accuracy", best_accuracy_},
+          {"time_to_target",
+           time_to_target_ ? nlohmann::json(*time_to_target_) : nlohmann::json(nullptr)}};
+}
+
+void RunStatistics::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the run statistics", [&] {
+    RunStatistics restored;
+    restored.samples_ = state.at("samples").get<int64_t>();
+    restored.applied_ = state.at("applied").get<int64_t>();
+    restored.updates_ = state.at("updates").get<int64_t>();
+    restored.bytes_to_server_ = state.at("bytes_to_server").get<int64_t>();
+    restored.bytes_from_server_ = state.at("bytes_from_server").get<int64_t>();
+    restored.bytes_worker_to_worker_ = state.at("bytes_worker_to_worker").get<int64_t>();
+    restored.staleness_sum_ = state.at("staleness_sum").get<double>();
+    restored.max_staleness_ = state.at("max_staleness").get<int64_t>();
+    restored.staleness_histogram_.restore_state(state.at("staleness_histogram"));
+    restored.window_loss_sum_ = state.at("window_loss_sum").get<double>();
+    restored.window_samples_ = state.at("window_samples").get<int64_t>();
+    restored.last_train_loss_ = state.at("last_train_loss").get<double>();
+    restored.last_time_ = state.at("last_time").get<double>();
+    restored.final_accuracy_ = state.at("final_accuracy").get<double>();
+    restored.best_accuracy_ = state.at("best_accuracy").get<double>();
+    const nlohmann::json& time_to_target = state.at("time_to_target");
+    if (!time_to_target.is_null()) restored.time_to_target_ = time_to_target.get<double>();
+    restored.target_accuracy_ = target_accuracy_;
+    *this = restored;
+  });
 }
 
 }  // namespace hetps::metrics

@@ -5,6 +5,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "metrics/records.h"
 
 namespace hetps::metrics {
@@ -29,6 +31,12 @@ class RunStatistics {
 
   // Fills the summary's totals and accuracy figures from the evaluations seen.
   void fill(Summary& summary) const;
+
+  // Every running total, for checkpoints; the target comes from the run's config and is not
+  // saved. restore_state throws checkpoint::CheckpointError naming a field that is missing or
+  // of the wrong type, and leaves the statistics unchanged.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   double mean_staleness() const;

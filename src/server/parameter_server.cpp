@@ -4,6 +4,11 @@
 #include <stdexcept>
 #include <string>
 
+#include <fmt/format.h>
+
+#include "checkpoint/restoring.h"
+#include "checkpoint/state_blob.h"
+
 namespace hetps::server {
 
 namespace {
@@ -98,6 +103,47 @@ void ParameterServer::apply(const protocol::ApplyOrder& order,
     }
   });
   ++version_;
+}
+
+nlohmann::json ParameterServer::save_state() const {
+  std::vector<float> momentum;
+  for (const ApplyPart& part : parts_) {
+    const std::vector<float>& buffer = part.optimizer.momentum_buffer();
+    momentum.insert(momentum.end(), buffer.begin(), buffer.end());
+  }
+  return {{"model", checkpoint::floats_blob(model_)},
+          {"momentum", checkpoint::floats_blob(momentum)},
+          {"version", version_},
+          {"override", {{"lr_scale", override_.lr_scale}, {"momentum", override_.momentum}}}};
+}
+
+void ParameterServer::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the parameter server", [&] {
+    std::vector<float> model(model_.size());
+    checkpoint::read_floats(state.at("model"), model, "model");
+    std::vector<float> momentum = checkpoint::floats_from_blob(state.at("momentum"), "momentum");
+    size_t held = 0;
+    for (const ApplyPart& part : parts_) held += part.optimizer.range().size();
+    if (momentum.size() != held) {
+      throw checkpoint::CheckpointError(
+          fmt::format("momentum: holds {} floats, expected {} (the keys this server applies)",
+                      momentum.size(), held));
+    }
+    const auto version = state.at("version").get<int64_t>();
+    const nlohmann::json& saved_override = state.at("override");
+    const protocol::OptimizerOverride settings{saved_override.at("lr_scale").get<double>(),
+                                               saved_override.at("momentum").get<double>()};
+    // Copied into model_, never moved: the optimizers point into its buffer.
+    std::copy(model.begin(), model.end(), model_.begin());
+    auto next = momentum.begin();
+    for (ApplyPart& part : parts_) {
+      const auto end = next + static_cast<std::ptrdiff_t>(part.optimizer.range().size());
+      part.optimizer.restore_momentum({next, end});
+      next = end;
+    }
+    version_ = version;
+    override_ = settings;
+  });
 }
 
 }  // namespace hetps::server

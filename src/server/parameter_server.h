@@ -13,6 +13,8 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "params/layout.h"
 #include "protocol/protocol.h"
 #include "server/lr_schedule.h"
@@ -63,6 +65,17 @@ class ParameterServer {
   void set_override(const protocol::OptimizerOverride& settings) { override_ = settings; }
   double current_lr(int64_t samples_processed) const;
 
+  // The model, the momentum of the keys this server applies, the version and the optimizer
+  // override, for checkpoints (the LR schedule is a function of the samples, which the run's
+  // statistics keep). The momentum is one buffer over the keys held, in key order, not one
+  // per apply thread: the threads split the keys as the config's apply_threads says, and a run
+  // may resume with another count without changing a bit.
+  nlohmann::json save_state() const;
+  // Into a server of the same layout and shards (only_shard the same). Throws
+  // checkpoint::CheckpointError naming what does not fit (the model's or the momentum's float
+  // count, a field missing), and then changes nothing.
+  void restore_state(const nlohmann::json& state);
+
  private:
   // The keys one team member applies within one shard, with their slice of the optimizer.
   struct ApplyPart {
@@ -72,8 +85,8 @@ class ParameterServer {
 
   std::vector<float> model_;
   std::vector<params::KeyRange> ranges_;
-  std::vector<ApplyPart> parts_;
-  ThreadTeam team_;  // after parts_: its threads end before the parts they apply
+  std::vector<ApplyPart> parts_;  // by shard, then by member: the held keys in order
+  ThreadTeam team_;               // after parts_: its threads end before the parts they apply
   LrSchedule schedule_;
   double momentum_;
   protocol::OptimizerOverride override_;

@@ -4,6 +4,11 @@
 #include <array>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
+#include "checkpoint/restoring.h"
+#include "checkpoint/state_blob.h"
+
 // The kernels below are built twice, for AVX2 (8 floats a vector) and for baseline x86-64 (SSE2,
 // 4 floats), and the loader picks the one the CPU runs: the build sets no -march, and where the
 // model is in the cache the apply waits on its arithmetic (measured, 1 MB model, as a ratio to
@@ -187,6 +192,16 @@ void SgdOptimizer::restore_momentum(std::vector<float> buffer) {
     throw std::invalid_argument("SgdOptimizer: momentum buffer of the wrong size");
   }
   momentum_ = std::move(buffer);
+}
+
+nlohmann::json SgdOptimizer::save_state() const {
+  return {{"momentum", checkpoint::floats_blob(momentum_)}};
+}
+
+void SgdOptimizer::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring(
+      fmt::format("SGD optimizer over keys [{}, {})", range_.begin, range_.end),
+      [&] { checkpoint::read_floats(state.at("momentum"), momentum_, "momentum"); });
 }
 
 }  // namespace hetps::server

@@ -10,6 +10,8 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "params/layout.h"
 
 namespace hetps::server {
@@ -36,9 +38,13 @@ class SgdOptimizer {
   // (spec/baselines.md, apply rules).
   void merge_deltas(std::span<const float* const> deltas, std::span<const double> weights);
 
-  // The optimizer state, for checkpoints.
+  // The optimizer state (its momentum buffer), for checkpoints.
   const std::vector<float>& momentum_buffer() const { return momentum_; }
   void restore_momentum(std::vector<float> buffer);
+  nlohmann::json save_state() const;
+  // Throws checkpoint::CheckpointError naming the range when the saved buffer holds another
+  // count of floats than the range, and then changes nothing.
+  void restore_state(const nlohmann::json& state);
 
  private:
   params::KeyRange range_;

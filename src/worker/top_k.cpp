@@ -7,6 +7,9 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
+#include "checkpoint/state_blob.h"
+
 namespace hetps::worker {
 namespace {
 
@@ -94,6 +97,16 @@ SparseDelta ErrorFeedback::compress(std::span<const float> delta, double keep_ra
   SparseDelta sent = top_k(residual_, keep_ratio, magnitudes_);
   for (const uint32_t index : sent.indices) residual_[index] = 0;
   return sent;
+}
+
+nlohmann::json ErrorFeedback::save_state() const {
+  return {{"residual", checkpoint::floats_blob(residual_)}};
+}
+
+void ErrorFeedback::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("error feedback", [&] {
+    checkpoint::read_floats(state.at("residual"), residual_, "residual");
+  });
 }
 
 }  // namespace hetps::worker

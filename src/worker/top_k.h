@@ -12,6 +12,8 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace hetps::worker {
 
 // The wire form of a sparsified delta: what the run log counts is bytes().
@@ -63,6 +65,12 @@ class ErrorFeedback {
   SparseDelta compress(std::span<const float> delta, double keep_ratio);
 
   std::span<const float> residual() const { return residual_; }
+
+  // The residual, for checkpoints (the magnitudes are scratch, rewritten every round).
+  // restore_state throws checkpoint::CheckpointError when the saved residual holds another
+  // count of entries, and then changes nothing.
+  nlohmann::json save_state() const;
+  void restore_state(const nlohmann::json& state);
 
  private:
   std::vector<float> residual_;

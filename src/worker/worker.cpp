@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
 #include "data/share_cut.h"
 
 namespace hetps::worker {
@@ -66,12 +67,7 @@ RoundResult Worker::run(const protocol::WorkerPlan& plan, std::span<const float>
 
 RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
                                     double lr, std::span<float> update) {
-  if (local_.empty()) {
-    local_.resize(pulled.size());
-    local_grad_.resize(pulled.size());
-    local_optimizer_ = std::make_unique<server::SgdOptimizer>(params::KeyRange{0, local_.size()},
-                                                              local_, options_.sgd);
-  }
+  if (!local_optimizer_) allocate_local_model(pulled.size());
   std::copy(pulled.begin(), pulled.end(), local_.begin());
   const float* gradient[] = {local_grad_.data()};
   const double weight[] = {1.0};
@@ -91,6 +87,13 @@ RoundResult Worker::run_local_steps(const protocol::WorkerPlan& plan, std::span<
   return result;
 }
 
+void Worker::allocate_local_model(size_t floats) {
+  local_.resize(floats);
+  local_grad_.resize(floats);
+  local_optimizer_ =
+      std::make_unique<server::SgdOptimizer>(params::KeyRange{0, floats}, local_, options_.sgd);
+}
+
 SparseDelta Worker::compress(std::span<float> update, double keep_ratio, bool error_feedback) {
   if (error_feedback && !feedback_) feedback_.emplace(update.size());
   SparseDelta sent = error_feedback ? feedback_->compress(update, keep_ratio)
@@ -98,6 +101,47 @@ SparseDelta Worker::compress(std::span<float> update, double keep_ratio, bool er
   std::fill(update.begin(), update.end(), 0.0f);
   add_sparse(sent, update);
   return sent;
+}
+
+nlohmann::json Worker::save_state() const {
+  const data::BatchSampler::State sampler = sampler_.state();
+  return {{"sampler", {{"epoch", sampler.epoch}, {"position", sampler.position}}},
+          {"data_shares", data_shares_},
+          {"local_optimizer", local_optimizer_ ? local_optimizer_->save_state() : nullptr},
+          {"error_feedback", feedback_ ? feedback_->save_state() : nullptr}};
+}
+
+void Worker::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring(fmt::format("worker {}", id_), [&] {
+    const auto shares = state.at("data_shares").get<std::vector<double>>();
+    const auto w = static_cast<size_t>(id_);
+    data::BatchSampler sampler(
+        shares.empty() ? partition_->at(w) : data::cut_to_shares(*partition_, shares).at(w), seed_,
+        id_);
+    const nlohmann::json& position = state.at("sampler");
+    sampler.restore({position.at("epoch").get<int64_t>(), position.at("position").get<int64_t>()});
+
+    const size_t model_floats = learner_.layout().size();
+    std::optional<ErrorFeedback> feedback;
+    if (!state.at("error_feedback").is_null()) {
+      feedback.emplace(model_floats);
+      feedback->restore_state(state.at("error_feedback"));
+    }
+    // Last, as it cannot be undone: a local model allocated here and then refused would only
+    // be allocated ahead of its first use, with a fresh optimizer.
+    const nlohmann::json& local_optimizer = state.at("local_optimizer");
+    if (!local_optimizer.is_null()) {
+      if (!local_optimizer_) allocate_local_model(model_floats);
+      local_optimizer_->restore_state(local_optimizer);
+    } else {
+      local_optimizer_.reset();
+      local_.clear();
+      local_grad_.clear();
+    }
+    sampler_ = std::move(sampler);
+    data_shares_ = shares;
+    feedback_ = std::move(feedback);
+  });
 }
 
 double relative_change(std::span<const float> a, std::span<const float> b) {

@@ -18,6 +18,8 @@
 #include <span>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "data/dataset.h"
 #include "data/sampler.h"
 #include "model/learner.h"
@@ -65,8 +67,21 @@ class Worker {
   RoundResult run(const protocol::WorkerPlan& plan, std::span<const float> pulled, double lr,
                   std::span<float> update);
 
+  // What the worker's next rounds depend on, for checkpoints: where its sampler stands, the
+  // data shares in force (the re-cut they make is rebuilt from the run's partition), the local
+  // optimizer's momentum and the error feedback's residual, each only once it exists. The local
+  // model is not saved: every round starts it from the pulled model.
+  nlohmann::json save_state() const;
+  // Into a worker built as this one was (same id, learner, partition and seed). Throws
+  // checkpoint::CheckpointError naming the worker and what does not fit: data shares that are
+  // not one per worker, a sampler position outside the shard, a buffer of another size than
+  // the model, a field missing. Nothing changes then.
+  void restore_state(const nlohmann::json& state);
+
  private:
   double step(std::span<const float> params, std::span<float> grad);
+  // The local model, its gradient and optimizer, allocated on a delta plan's first use.
+  void allocate_local_model(size_t floats);
   RoundResult run_local_steps(const protocol::WorkerPlan& plan, std::span<const float> pulled,
                               double lr, std::span<float> update);
   // Replaces the delta in `update` with what is sent of it at `keep_ratio`: with error

@@ -20,6 +20,14 @@ TEST(StateBlobTest, FloatsComeBackBitForBitThroughCbor) {
   EXPECT_EQ(floats_from_blob(back.at("model"), "the model").size(), values.size());
 }
 
+TEST(StateBlobTest, DoublesComeBackBitForBit) {
+  const std::vector<double> values = {0.1, -2.5e300, 4.9e-324};
+  const nlohmann::json back = nlohmann::json::from_cbor(
+      nlohmann::json::to_cbor(nlohmann::json{{"d", doubles_blob(values)}}));
+  EXPECT_EQ(values, doubles_from_blob(back.at("d"), "the timeline"));
+  EXPECT_THROW(doubles_from_blob(floats_blob(std::vector<float>{1.0F}), "x"), CheckpointError);
+}
+
 TEST(StateBlobTest, ABlobOfAnotherSizeIsRefusedByName) {
   const nlohmann::json blob = floats_blob(std::vector<float>{1, 2, 3});
   std::vector<float> out(4);

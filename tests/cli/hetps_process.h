@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.h"
+
 namespace hetps::cli::testing {
 
 struct Outcome {
@@ -47,23 +49,7 @@ inline Outcome run_hetps(const std::vector<std::string>& args,
   return outcome;
 }
 
-// A fresh directory named after the running test; removed when destroyed.
-class ScratchDir {
- public:
-  ScratchDir() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            ("hetps-" + std::string(test->test_suite_name()) + "." + test->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDir() { std::filesystem::remove_all(path_); }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-  const std::filesystem::path& path() const { return path_; }
-
- private:
-  std::filesystem::path path_;
-};
+using ::hetps::testing::ScratchDir;
 
 // Settings for a run of about a second: synthetic data, two workers, a small budget.
 inline std::vector<std::string> tiny_run(std::vector<std::string> args) {

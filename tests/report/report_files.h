@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "support/scratch_dir.h"
+
 namespace hetps::report::testing {
 
 // Beside this header, found through the compiler's path of it: the core test binary is not
@@ -37,31 +39,14 @@ inline void write_text(const std::filesystem::path& file, const std::string& tex
   std::ofstream(file, std::ios::binary) << text;
 }
 
-// A fresh directory named after the running test, removed when destroyed.
-class ScratchDirectory {
+// A scratch directory that also takes copies of the fixtures.
+class ScratchDirectory : public ::hetps::testing::ScratchDir {
  public:
-  ScratchDirectory() {
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    path_ = std::filesystem::path(::testing::TempDir()) /
-            ("hetps-report-" + std::string(test->test_suite_name()) + "." + test->name());
-    std::filesystem::remove_all(path_);
-    std::filesystem::create_directories(path_);
-  }
-  ~ScratchDirectory() { std::filesystem::remove_all(path_); }
-  ScratchDirectory(const ScratchDirectory&) = delete;
-  ScratchDirectory& operator=(const ScratchDirectory&) = delete;
-
-  const std::filesystem::path& path() const { return path_; }
-  std::filesystem::path operator/(const std::string& name) const { return path_ / name; }
-
   // A copy of fixture `name` to break or rename, at `<scratch>/<as>`.
   std::filesystem::path copy_fixture(const std::string& name, const std::string& as) const {
-    std::filesystem::copy(fixture(name), path_ / as, std::filesystem::copy_options::recursive);
-    return path_ / as;
+    std::filesystem::copy(fixture(name), path() / as, std::filesystem::copy_options::recursive);
+    return path() / as;
   }
-
- private:
-  std::filesystem::path path_;
 };
 
 }  // namespace hetps::report::testing

@@ -16,6 +16,9 @@ class RecordingActions : public protocol::Actions {
     int64_t version;  // the model version the reply carries
   };
 
+  // `version`: the server's version as it starts, e.g. that of a restored checkpoint.
+  explicit RecordingActions(int64_t version = 0) : version_(version) {}
+
   int64_t apply(const protocol::ApplyOrder& order) override {
     applied.push_back(order);
     return ++version_;

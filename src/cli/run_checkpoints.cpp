@@ -1,0 +1,48 @@
+#include "cli/run_checkpoints.h"
+
+#include <fmt/format.h>
+
+#include "checkpoint/checkpoint_error.h"
+#include "checkpoint/checkpoint_store.h"
+#include "config/toml_writer.h"
+
+namespace hetps::cli {
+namespace {
+
+checkpoint::CheckpointStore store_of(const std::filesystem::path& run_dir,
+                                     const config::Config& config) {
+  return checkpoint::CheckpointStore(run_dir / "checkpoints", config.run.checkpoint_keep);
+}
+
+}  // namespace
+
+std::filesystem::path save_run_checkpoint(const std::filesystem::path& run_dir,
+                                          const config::Config& config, uint64_t log_bytes,
+                                          double time, const nlohmann::json& engine_state) {
+  return store_of(run_dir, config)
+      .save({{"config", config::to_toml_text(config)},
+             {"time", time},
+             {"log_bytes", log_bytes},
+             {"engine", engine_state}});
+}
+
+ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config::Config& config,
+                              const std::function<void(const std::string&)>& refused) {
+  checkpoint::CheckpointStore::Found found = store_of(run_dir, config).load_latest(refused);
+  try {
+    if (found.state.at("config") != config::to_toml_text(config)) {
+      throw checkpoint::CheckpointError(fmt::format(
+          "checkpoint {} was taken by a run with another config than {}: a checkpoint resumes "
+          "only the run that took it",
+          found.file.string(), (run_dir / "config.toml").string()));
+    }
+    return ResumePoint{found.file, found.state.at("time").get<double>(),
+                       found.state.at("log_bytes").get<uint64_t>(),
+                       std::move(found.state.at("engine"))};
+  } catch (const nlohmann::json::exception& error) {
+    throw checkpoint::CheckpointError(
+        fmt::format("checkpoint {}: {}", found.file.string(), error.what()));
+  }
+}
+
+}  // namespace hetps::cli

@@ -1,0 +1,20 @@
+// An UpdateInfo as checkpoint state, every field of it: the updates a checkpoint holds in
+// flight come back exactly as the protocol was told of them (doubles as JSON numbers, which a
+// checkpoint's CBOR keeps as float64).
+//
+//   nlohmann::json saved = info;                     // to_json
+//   UpdateInfo back = saved.get<UpdateInfo>();       // from_json: the same fields, bit for bit
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include "protocol/protocol.h"
+
+namespace hetps::protocol {
+
+void to_json(nlohmann::json& out, const UpdateInfo& info);
+// Throws nlohmann::json::exception for a missing field or one of the wrong type, and
+// std::invalid_argument for a kind other than "gradient" or "delta".
+void from_json(const nlohmann::json& in, UpdateInfo& info);
+
+}  // namespace hetps::protocol

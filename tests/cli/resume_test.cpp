@@ -1,0 +1,185 @@
+// Checkpoints and `hetps train --resume` from the command line (issue 9): a run stopped by
+// SIGINT says how to go on and, resumed, writes the log the uninterrupted run writes; broken
+// checkpoints and misuse of --resume are refused by name. scripts/kill-and-resume.sh (CTest
+// KillAndResume) does the same with SIGKILL at random moments.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "cli/hetps_process.h"
+
+extern char** environ;
+
+namespace hetps::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Outcome;
+using testing::read_file;
+using testing::run_hetps;
+using testing::ScratchDir;
+
+// A run of a few seconds with a checkpoint every 0.25 s of virtual time.
+std::vector<std::string> checkpointed_run(std::vector<std::string> args) {
+  for (const char* set :
+       {"data.name=synthetic", "data.synthetic_train=2048", "data.synthetic_test=256",
+        "train.max_samples=60000", "train.eval_interval=0.5", "cluster.workers=4",
+        "cluster.speeds=[1,1,0.5,0.25]", "run.checkpoint_interval=0.25"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  return args;
+}
+
+size_t checkpoints_in(const std::filesystem::path& run) {
+  std::error_code none_yet;
+  size_t count = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(run / "checkpoints", none_yet)) {
+    count += entry.path().extension() == ".ckpt" ? 1 : 0;
+  }
+  return count;
+}
+
+// Starts `hetps train` on `args` with its output into `output`, waits until `run` holds
+// `checkpoints` checkpoints, then sends SIGINT; returns the exit status.
+int interrupt_after_checkpoints(const std::vector<std::string>& args,
+                                const std::filesystem::path& run, size_t checkpoints,
+                                const std::filesystem::path& output) {
+  std::vector<std::string> argv_strings = {HETPS_BINARY};
+  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (std::string& arg : argv_strings) argv.push_back(arg.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = 0;
+  const int spawned = posix_spawn(&pid, HETPS_BINARY, &actions, nullptr, argv.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  while (checkpoints_in(run) < checkpoints) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return -2;  // it ended before its checkpoints
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  kill(pid, SIGINT);
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -3;
+}
+
+class ResumeTest : public ::testing::Test {
+ protected:
+  // The same run, never interrupted.
+  void SetUp() override {
+    const Outcome reference = run_hetps(
+        checkpointed_run({"train", "--quiet", "--out", (scratch_ / "reference").string()}));
+    ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  }
+
+  // The run stopped by SIGINT once it holds `checkpoints` checkpoints.
+  std::filesystem::path interrupted_run(size_t checkpoints) {
+    const auto run = scratch_ / "interrupted";
+    const int status =
+        interrupt_after_checkpoints(checkpointed_run({"train", "--quiet", "--out", run.string()}),
+                                    run, checkpoints, scratch_ / "interrupted.out");
+    EXPECT_EQ(status, 130) << read_file(scratch_ / "interrupted.out");
+    return run;
+  }
+
+  std::string reference_log() const { return read_file(scratch_ / "reference" / "log.jsonl"); }
+
+  ScratchDir scratch_;
+};
+
+TEST_F(ResumeTest, AnInterruptedRunSaysHowToGoOnAndResumesToTheSameLog) {
+  const auto run = interrupted_run(1);
+  EXPECT_THAT(read_file(scratch_ / "interrupted.out"), HasSubstr("hetps: stopped by SIGINT at "));
+  EXPECT_THAT(read_file(scratch_ / "interrupted.out"),
+              HasSubstr("continue with: hetps train --resume " + run.string()));
+  EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
+  EXPECT_NE(read_file(run / "log.jsonl"), reference_log());
+
+  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_EQ(read_file(run / "log.jsonl"), reference_log());
+  EXPECT_EQ(read_file(run / "timeline.csv"), read_file(scratch_ / "reference" / "timeline.csv"));
+}
+
+TEST_F(ResumeTest, ABrokenNewestCheckpointIsNamedAndThePreviousOneUsed) {
+  const auto run = interrupted_run(2);
+  std::vector<std::filesystem::path> files;
+  for (const auto& entry : std::filesystem::directory_iterator(run / "checkpoints")) {
+    files.push_back(entry.path());
+  }
+  // checkpoint-<n>.ckpt, newest last
+  const auto number = [](const std::filesystem::path& file) {
+    return std::stoi(file.stem().string().substr(std::string("checkpoint-").size()));
+  };
+  std::ranges::sort(files, {}, number);
+  ASSERT_GE(files.size(), 2U);
+  std::filesystem::resize_file(files.back(), std::filesystem::file_size(files.back()) - 1);
+
+  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_THAT(resumed.output,
+              HasSubstr("hetps: warning: checkpoint " + files.back().string() + ": truncated"));
+  EXPECT_EQ(read_file(run / "log.jsonl"), reference_log());
+}
+
+TEST_F(ResumeTest, NoReadableCheckpointIsRefusedNamingEach) {
+  const auto run = interrupted_run(1);
+  for (const auto& entry : std::filesystem::directory_iterator(run / "checkpoints")) {
+    std::ofstream(entry.path(), std::ios::binary | std::ios::trunc) << "HETPSCKP broken";
+  }
+  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("--resume " + run.string() + ": no checkpoint in "));
+  EXPECT_THAT(resumed.output, HasSubstr("reads back whole"));
+}
+
+TEST_F(ResumeTest, ACheckpointOfAnotherConfigIsRefused) {
+  const auto run = interrupted_run(1);
+  // The user edits the run's config after the checkpoint: another budget.
+  std::string config = read_file(run / "config.toml");
+  const size_t budget = config.find("\nmax_samples = 60000\n");
+  ASSERT_NE(budget, std::string::npos) << config;
+  config.replace(budget, std::string("\nmax_samples = 60000\n").size(), "\nmax_samples = 70000\n");
+  std::ofstream(run / "config.toml", std::ios::trunc) << config;
+  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("was taken by a run with another config than"));
+}
+
+TEST(Resume, MisuseIsRefusedByName) {
+  const ScratchDir scratch;
+  const Outcome with_set =
+      run_hetps({"train", "--resume", scratch.path().string(), "--set", "train.lr=0.1"});
+  EXPECT_EQ(with_set.exit_code, 2);
+  EXPECT_THAT(with_set.output, HasSubstr("it takes no --config, --set, --out or --force"));
+
+  const Outcome not_a_run = run_hetps({"train", "--resume", scratch.path().string()});
+  EXPECT_EQ(not_a_run.exit_code, 2);
+  EXPECT_THAT(not_a_run.output, HasSubstr("not a run directory (it holds no config.toml)"));
+
+  const auto finished = scratch / "finished";
+  ASSERT_EQ(
+      run_hetps(testing::tiny_run({"train", "--quiet", "--out", finished.string()})).exit_code, 0);
+  const Outcome done = run_hetps({"train", "--resume", finished.string()});
+  EXPECT_EQ(done.exit_code, 2);
+  EXPECT_THAT(done.output, HasSubstr("the run has finished (it holds summary.json)"));
+}
+
+}  // namespace
+}  // namespace hetps::cli
