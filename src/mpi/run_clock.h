@@ -8,6 +8,8 @@
 // worker and evaluation.
 #pragma once
 
+#include <algorithm>
+
 #include <mpi.h>
 
 #include "mpi/patient_wait.h"
@@ -26,8 +28,12 @@ class RunClock {
   // Waits until every rank of `comm` got here, then starts; throws engine::StallError after
   // `patience` (run.start_timeout_s) without them.
   void start(MPI_Comm comm, Patience patience);
+  // Never below 0: a worker rank that passed the start barrier later than rank 0 would
+  // otherwise read a negative time just after rank 0's first evaluation (its pause is taken off
+  // a clock that started later), and do work "before" a failure due at time 0.
   double now() const {
-    return state_.standing ? state_.stands_at : MPI_Wtime() - start_ - state_.paused_seconds;
+    return state_.standing ? state_.stands_at
+                           : std::max(0.0, MPI_Wtime() - start_ - state_.paused_seconds);
   }
 
   // Rank 0: the time stands still from now until `run_on`, and that pause never counts.

@@ -37,6 +37,7 @@ void Petrel::start(const RunShape& shape, Actions& actions) {
   features_ = WorkerFeatures(workers_, options_.window);
   profiling_ = true;
   last_profile_time_ = 0;
+  last_update_time_ = 0;
   configuration_ = {1, options_.community_staleness};
   decided_features_.clear();
   samples_since_decision_.clear();
@@ -206,6 +207,7 @@ std::optional<std::pair<int, double>> Petrel::drift() const {
 }
 
 void Petrel::on_update(const UpdateInfo& update, Actions& actions) {
+  last_update_time_ = update.now;
   observe(update);
   rounds_->on_update(update, actions);
   record_installed(actions);
@@ -259,6 +261,11 @@ void Petrel::on_worker_failed(int worker, Actions& actions) {
   samples_since_decision_.erase(worker);
   rounds_->on_worker_failed(worker, actions);
   record_installed(actions);
+  // The communities were chosen with the dead worker among them: the agent chooses again for
+  // the survivors. While profiling (everyone in one community, which has just shrunk) or
+  // during a regroup, the next decision will see the survivors alone anyway.
+  if (profiling_ || rounds_->quiescing() || live_.empty()) return;
+  decide(last_update_time_, {{"reason", "failure"}, {"worker", worker}}, actions);
 }
 
 nlohmann::json Petrel::save_state() const {
@@ -267,6 +274,7 @@ nlohmann::json Petrel::save_state() const {
                           {"rounds", rounds_->save_state()},
                           {"profiling", profiling_},
                           {"last_profile_time", last_profile_time_},
+                          {"last_update_time", last_update_time_},
                           {"communities", configuration_.communities},
                           {"staleness", configuration_.staleness},
                           {"recent_loss", recent_loss_.save_state()},
@@ -290,6 +298,8 @@ void Petrel::restore_state(const nlohmann::json& state) {
   if (state.contains("decision_loss")) decision_loss_ = state.at("decision_loss").get<double>();
   profiling_ = state.at("profiling").get<bool>();
   last_profile_time_ = state.at("last_profile_time").get<double>();
+  // States saved before failures regrouped: the next update sets it.
+  last_update_time_ = state.value("last_update_time", last_profile_time_);
   pending_record_.reset();
   if (state.contains("pending_record")) pending_record_ = state.at("pending_record");
 }

@@ -113,6 +113,7 @@ class Petrel : public Protocol {
   std::optional<CommunityRounds> rounds_;
   bool profiling_ = true;
   double last_profile_time_ = 0;
+  double last_update_time_ = 0;  // the engine time of the latest update: a failure's decision
   CommunityConfiguration configuration_;
   // Each live worker's normalized features at the last decision (empty while profiling).
   std::map<int, std::vector<double>> decided_features_;

@@ -301,6 +301,51 @@ TEST_P(EngineContract, LeaderRoundsGoOnAfterALeaderOrAMemberCrashes) {
   }
 }
 
+// Issue 9: a worker crash is survived by every protocol, on every engine: the run goes on to
+// its end with the others, and the protocols that plan per worker plan without the dead one
+// (Petrel's communities, ASHL's data shares and local steps, re-planned for the survivors).
+TEST_P(EngineContract, EveryProtocolGoesOnAfterAWorkerCrashes) {
+  for (const char* protocol :
+       {"bsp", "asp", "ssp", "local_sgd", "sync_switch", "petrel", "ashl", "sapus"}) {
+    config::Config config = contract_config(protocol);
+    config.train.max_samples = 1'000'000'000;
+    config.train.max_time = 0.6;
+    config.train.eval_interval = 0.1;
+    config.cluster.failures = {{.worker = 1, .time = 0.2, .kind = "crash"}};
+    // Simulated steps of under a millisecond (real ones take about that): local SGD's slowest
+    // worker then closes rounds before and after the crash, as on the real engines.
+    config.cluster.worker_gflops = 1.0;
+    Outcome outcome = run_small(config);
+    if (!primary(config)) continue;
+    EXPECT_EQ(outcome.summary.stop_reason, "max_time") << protocol;
+    const std::vector<nlohmann::json> failures = events_of_type(outcome, "worker_failed");
+    ASSERT_EQ(failures.size(), 1U) << protocol;
+    const double crashed_at = failures.front().at("time").get<double>();
+    const auto after_crash = std::find_if(outcome.log.evals.begin(), outcome.log.evals.end(),
+                                          [&](const auto& eval) { return eval.time > crashed_at; });
+    ASSERT_NE(after_crash, outcome.log.evals.end()) << protocol;
+    EXPECT_GT(outcome.log.evals.back().updates, after_crash->updates)
+        << protocol << ": no update was applied after the crash";
+    int plans_after_crash = 0;
+    for (const nlohmann::json& regroup : events_of_type(outcome, "regroup")) {
+      if (regroup.at("time").get<double>() < crashed_at) continue;
+      ++plans_after_crash;
+      for (const auto& community : regroup.at("communities")) {
+        for (const auto& member : community) EXPECT_NE(member.get<int>(), 1) << regroup.dump();
+      }
+    }
+    for (const nlohmann::json& profile : events_of_type(outcome, "profile")) {
+      if (profile.at("time").get<double>() < crashed_at) continue;
+      ++plans_after_crash;
+      const auto& shares = profile.at("ahl").at("data_shares");
+      EXPECT_EQ(shares.at(1).get<double>(), 0.0) << profile.dump();
+    }
+    if (std::string(protocol) == "petrel" || std::string(protocol) == "ashl") {
+      EXPECT_GT(plans_after_crash, 0) << protocol << " did not plan again without the dead worker";
+    }
+  }
+}
+
 // Sync-Switch switches in place on every engine, after exactly round(x·S) BSP rounds.
 TEST_P(EngineContract, SyncSwitchLeavesBspAfterItsBudgetOfRounds) {
   config::Config config = contract_config("sync_switch");

@@ -212,16 +212,20 @@ TEST(PetrelTest, AfterADeathTheSurvivorsAreProfiledAndGroupedAgain) {
       {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"regroup_interval", 5.0}});
   auto& [petrel, actions, id] = started;
   petrel->on_worker_failed(0, actions);
-  // Past the interval: the survivors profile as BSP, then the agent groups them.
+  // At once the agent groups the survivors; past the interval they profile as BSP, then the
+  // agent groups them again.
   for (int r = 0; r < 3; ++r) {
     for (int w = 1; w < 4; ++w) push(*petrel, actions, step_of(w, id++, kStep[w], 0.1, 6.0));
   }
   const auto records = actions.events_of_type("regroup");
-  ASSERT_EQ(records.size(), 4u);
-  EXPECT_EQ(records[2].details.at("reason"), "profile");
-  EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{1, 2, 3}}));
-  EXPECT_EQ(records[3].details.at("reason"), "profiled");
-  EXPECT_EQ(records[3].details.at("communities"), nlohmann::json({{1}, {3, 2}}));
+  ASSERT_EQ(records.size(), 5u);
+  EXPECT_EQ(records[2].details.at("reason"), "failure");
+  EXPECT_EQ(records[2].details.at("worker"), 0);
+  EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{1}, {3, 2}}));
+  EXPECT_EQ(records[3].details.at("reason"), "profile");
+  EXPECT_EQ(records[3].details.at("communities"), nlohmann::json({{1, 2, 3}}));
+  EXPECT_EQ(records[4].details.at("reason"), "profiled");
+  EXPECT_EQ(records[4].details.at("communities"), nlohmann::json({{1}, {3, 2}}));
 }
 
 // A dead worker's community shrinks, and so does its weight: it counts for its share of the
