@@ -12,6 +12,7 @@ packages=(
   zlib1g-dev                # the checkpoints' CRC-32
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   clang-format
+  clang libclang-rt-dev     # the fuzz targets (make test-fuzz): clang and its libFuzzer runtime
   libopenmpi-dev openmpi-bin  # the mpi engine
   gnuplot-nox               # draws the plots of `hetps report` (SVG, no X11)
   chromium                  # the report's check in a real browser (scripts/check-report-in-browser.mjs)

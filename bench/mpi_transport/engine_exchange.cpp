@@ -55,7 +55,7 @@ class ServerEnd : public EngineExchange {
         config_(one_worker_asp()),
         evaluator_(floats),
         layout_(config_.cluster, comm, config_.run.stall_timeout_s),
-        endpoint_(comm, layout_, {0, floats}, nullptr, clock_),
+        endpoint_(comm, layout_, {0, floats}, floats, nullptr, clock_),
         loop_(
             config_, data_, evaluator_, listener_, endpoint_, [this] { return clock_.now(); },
             [this](int worker) { return layout_.describe_worker(worker); }) {

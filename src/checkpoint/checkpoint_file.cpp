@@ -51,11 +51,16 @@ uint32_t crc32_of(std::string_view bytes) {
 std::string encode_checkpoint(const nlohmann::json& state) {
   std::string payload;
   nlohmann::json::to_cbor(state, payload);
+  return frame_checkpoint(payload);
+}
+
+std::string frame_checkpoint(std::string_view payload) {
   std::string out(kMagic);
   put_little_endian<uint32_t>(out, kFormatVersion);
   put_little_endian<uint32_t>(out, crc32_of(payload));
   put_little_endian<uint64_t>(out, payload.size());
-  return out + payload;
+  out += payload;
+  return out;
 }
 
 nlohmann::json decode_checkpoint(std::string_view bytes, std::string_view source) {

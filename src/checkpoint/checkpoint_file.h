@@ -25,6 +25,8 @@ inline constexpr size_t kHeaderBytes = 24;
 
 // The file's bytes for `state`.
 std::string encode_checkpoint(const nlohmann::json& state);
+// The file's bytes for an encoded state: the header, then `payload`.
+std::string frame_checkpoint(std::string_view payload);
 // The state in `bytes`; throws CheckpointError, naming `source` (a file name), for bytes that
 // are not a whole, intact checkpoint of this format version.
 nlohmann::json decode_checkpoint(std::string_view bytes, std::string_view source);

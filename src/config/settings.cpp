@@ -2,6 +2,12 @@
 
 #include <fmt/format.h>
 
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <system_error>
+
 #include "config/error.h"
 #include "config/schema.h"
 
@@ -32,20 +38,27 @@ toml::table value_table(std::string_view value) {
 }  // namespace
 
 void UserSettings::add_file(const std::filesystem::path& path) {
+  const auto unreadable = [&](std::string_view why) {
+    return ConfigError(fmt::format("cannot read config file {}: {}", path.string(), why));
+  };
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) throw unreadable("it is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw unreadable(std::strerror(errno));
+  const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw unreadable("read error");
+  add_text(text, path.string());
+}
+
+void UserSettings::add_text(std::string_view text, const std::string& file) {
   toml::table table;
   try {
-    table = toml::parse_file(path.string());
+    table = toml::parse(text, file);
   } catch (const toml::parse_error& error) {
-    if (!error.source().begin) {  // not opened, so nothing parsed
-      throw ConfigError(
-          fmt::format("cannot read config file {}: {}", path.string(), error.description()));
-    }
-    throw ConfigError(fmt::format("{}:{}:{}: invalid TOML: {}", path.string(),
-                                  error.source().begin.line, error.source().begin.column,
-                                  error.description()));
+    throw ConfigError(fmt::format("{}:{}:{}: invalid TOML: {}", file, error.source().begin.line,
+                                  error.source().begin.column, error.description()));
   }
-  layers_.push_back(
-      std::make_shared<const Layer>(Layer{std::move(table), Source::file(path.string())}));
+  layers_.push_back(std::make_shared<const Layer>(Layer{std::move(table), Source::file(file)}));
 }
 
 void UserSettings::add_set(std::string_view assignment) {

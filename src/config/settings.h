@@ -35,6 +35,8 @@ class UserSettings {
   // Throws ConfigError naming the file when it cannot be read or is not valid TOML (with the
   // line and column of the parse error).
   void add_file(const std::filesystem::path& path);
+  // The text of a config file as add_file reads it; errors name `file`.
+  void add_text(std::string_view text, const std::string& file);
   // `assignment` is "KEY=VALUE", VALUE a TOML value or else a bare string. Throws ConfigError
   // when there is no '=' or the key is malformed.
   void add_set(std::string_view assignment);

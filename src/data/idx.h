@@ -8,6 +8,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <span>
+#include <string>
 #include <vector>
 
 namespace hetps::data {
@@ -48,6 +50,10 @@ struct IdxSplit {
 // bad magic number, dimensions that do not match the file size, a label >= `classes`, or image
 // and label files of different lengths.
 IdxImages read_idx_images(const std::filesystem::path& path);
+// What the readers do once a file's bytes are read: `name` is the file's, for the errors.
+IdxImages parse_idx_images(std::span<const uint8_t> bytes, const std::string& name);
+std::vector<uint8_t> parse_idx_labels(std::span<const uint8_t> bytes, const std::string& name,
+                                      int classes = 10);
 std::vector<uint8_t> read_idx_labels(const std::filesystem::path& path, int classes = 10);
 LabelledImages read_idx_labelled(const std::filesystem::path& images_path,
                                  const std::filesystem::path& labels_path, int classes = 10);

@@ -1,6 +1,7 @@
 #include "metrics/activity_timeline.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -37,14 +38,22 @@ WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,
                                             size_t max_intervals) {
   constexpr auto kLastActivity = static_cast<double>(Activity::kWait);
   constexpr size_t kHeader = 5;
-  if (recorded.size() < kHeader || recorded[0] < 1 || recorded[1] < 0 || recorded[2] < 0 ||
-      (recorded[3] != 0 && recorded[3] != 1) || !(recorded[4] >= 0) ||
-      (recorded.size() - kHeader) % 4 != 0) {
-    throw std::invalid_argument(
-        fmt::format("a worker's timeline of {} numbers: expected its stride (at least 1), its "
-                    "whole cycles, its cycle, whether it stopped (0 or 1), the end of its last "
-                    "interval, then four numbers per interval",
-                    recorded.size()));
+  // Whole numbers travel exactly up to 2^53, and only those convert to an int64_t (found by
+  // fuzz/mpi_messages.cpp: a stride of 3.4e38 did not).
+  constexpr double kMaxWhole = 9007199254740992.0;
+  const auto is_whole = [&](double value, double min, double max) {
+    return value >= min && value <= max && value == std::floor(value);
+  };
+  if (recorded.size() < kHeader || !is_whole(recorded[0], 1, kMaxWhole) ||
+      !is_whole(recorded[1], 0, kMaxWhole) || !is_whole(recorded[2], 0, kMaxWhole) ||
+      (recorded[3] != 0 && recorded[3] != 1) || !std::isfinite(recorded[4]) || recorded[4] < 0 ||
+      (recorded.size() - kHeader) % 4 != 0 || (recorded.size() - kHeader) / 4 > max_intervals) {
+    throw std::invalid_argument(fmt::format(
+        "a worker's timeline of {} numbers: expected its stride (a whole number, at least 1), "
+        "its whole cycles and its cycle (whole numbers), whether it stopped (0 or 1), the end of "
+        "its last interval (finite, at least 0), then four numbers for each of at most {} "
+        "intervals",
+        recorded.size(), max_intervals));
   }
   WorkerActivity activity(max_intervals);
   activity.stride_ = static_cast<int64_t>(recorded[0]);
@@ -52,18 +61,19 @@ WorkerActivity WorkerActivity::from_doubles(std::span<const double> recorded,
   activity.cycle_ = static_cast<int64_t>(recorded[2]);
   activity.stopped_ = recorded[3] == 1;
   for (size_t i = kHeader; i < recorded.size(); i += 4) {
+    const double cycle = recorded[i];
     const double kind = recorded[i + 1];
     const double start = recorded[i + 2];
     const double end = recorded[i + 3];
-    if (kind < 0 || kind > kLastActivity || kind != static_cast<int>(kind) || !(start <= end) ||
-        start < activity.last_end_) {
-      throw std::invalid_argument(
-          fmt::format("a worker's timeline: interval {} (activity {}, {} to {}) is not an "
-                      "activity after the previous interval",
-                      (i - kHeader) / 4, kind, start, end));
+    if (!is_whole(cycle, 0, recorded[2]) || !is_whole(kind, 0, kLastActivity) || !(start <= end) ||
+        !std::isfinite(end) || start < activity.last_end_) {
+      throw std::invalid_argument(fmt::format(
+          "a worker's timeline: interval {} (cycle {}, activity {}, {} to {}) is not an activity "
+          "of a cycle up to the worker's after the previous interval",
+          (i - kHeader) / 4, cycle, kind, start, end));
     }
-    activity.intervals_.push_back({static_cast<int64_t>(recorded[i]),
-                                   static_cast<Activity>(static_cast<int>(kind)), start, end});
+    activity.intervals_.push_back(
+        {static_cast<int64_t>(cycle), static_cast<Activity>(static_cast<int>(kind)), start, end});
     activity.last_end_ = end;
   }
   // Past the kept intervals: the worker's last cycles may not have been sampled.
@@ -196,11 +206,6 @@ void ActivityTimeline::restore_state(const nlohmann::json& state) {
       checkpoint::restoring(fmt::format("worker {}", w), [&] {
         const auto recorded = checkpoint::doubles_from_blob(saved[w], "its intervals");
         workers.push_back(WorkerActivity::from_doubles(recorded, max_intervals_per_worker_));
-        if (workers.back().intervals().size() > max_intervals_per_worker_) {
-          throw checkpoint::CheckpointError(
-              fmt::format("holds {} intervals, expected at most {} (run.timeline_intervals)",
-                          workers.back().intervals().size(), max_intervals_per_worker_));
-        }
       });
     }
     workers_ = std::move(workers);

@@ -57,8 +57,9 @@ class WorkerActivity {
   explicit WorkerActivity(size_t max_intervals);
   // A worker's activity as another process recorded it (to_doubles): its stride, its whole
   // cycles, its cycle, whether it stopped, where its last interval ended (kept or not), then the
-  // cycle, activity, start and end of each interval. Throws
-  // std::invalid_argument when `recorded` is not that.
+  // cycle, activity, start and end of each interval. Throws std::invalid_argument when
+  // `recorded` is not that, with counts that are whole numbers up to 2^53, finite times and at
+  // most `max_intervals` intervals (which its sender kept too).
   static WorkerActivity from_doubles(std::span<const double> recorded, size_t max_intervals);
   std::vector<double> to_doubles() const;
 

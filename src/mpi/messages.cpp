@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "worker/top_k.h"
+#include "mpi/patient_wait.h"
+#include "mpi/wire/message_checks.h"
 
 namespace hetps::mpi {
 
@@ -18,6 +19,18 @@ int element_count(size_t elements) {
   return static_cast<int>(elements);
 }
 
+size_t message_bytes(const MPI_Status& status) {
+  int bytes = 0;
+  MPI_Get_count(&status, MPI_BYTE, &bytes);
+  return static_cast<size_t>(bytes);
+}
+
+namespace {
+
+std::string message_of_tag(int tag) { return fmt::format("a message of tag {}", tag); }
+
+}  // namespace
+
 MPI_Request post_floats(std::span<const float> floats, int to, Tag tag, MPI_Comm comm) {
   MPI_Request request;
   MPI_Isend(floats.data(), element_count(floats.size()), MPI_FLOAT, to, tag, comm, &request);
@@ -25,6 +38,10 @@ MPI_Request post_floats(std::span<const float> floats, int to, Tag tag, MPI_Comm
 }
 
 MPI_Request post_receive_floats(std::span<float> floats, int from, Tag tag, MPI_Comm comm) {
+  const MPI_Status announced = wait_for_message(comm, from, tag);
+  const std::string what = message_of_tag(tag);
+  check_length(elements_in(message_bytes(announced), sizeof(float), from, what), floats.size(),
+               from, what);
   MPI_Request request;
   MPI_Irecv(floats.data(), element_count(floats.size()), MPI_FLOAT, from, tag, comm, &request);
   return request;
@@ -37,6 +54,7 @@ MPI_Request post_signal(int to, Tag tag, MPI_Comm comm) {
 }
 
 void take_signal(int from, Tag tag, MPI_Comm comm) {
+  check_length(message_bytes(wait_for_message(comm, from, tag)), 0, from, message_of_tag(tag));
   MPI_Recv(nullptr, 0, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
 }
 
@@ -67,11 +85,11 @@ MPI_Request post_values(std::span<const T> values, int to, Tag tag, MPI_Comm com
 // Receives the message `status` announced (a probe's), whatever its length.
 template <typename T>
 std::vector<T> take_values(const MPI_Status& status, MPI_Comm comm) {
-  int count = 0;
-  MPI_Get_count(&status, datatype_of<T>(), &count);
-  std::vector<T> values(static_cast<size_t>(count));
-  MPI_Recv(values.data(), count, datatype_of<T>(), status.MPI_SOURCE, status.MPI_TAG, comm,
-           MPI_STATUS_IGNORE);
+  const size_t count = elements_in(message_bytes(status), sizeof(T), status.MPI_SOURCE,
+                                   message_of_tag(status.MPI_TAG));
+  std::vector<T> values(count);
+  MPI_Recv(values.data(), element_count(count), datatype_of<T>(), status.MPI_SOURCE, status.MPI_TAG,
+           comm, MPI_STATUS_IGNORE);
   return values;
 }
 
@@ -101,6 +119,10 @@ std::vector<char> take_bytes(const MPI_Status& status, MPI_Comm comm) {
   return take_values<char>(status, comm);
 }
 
+std::vector<char> take_message(int from, Tag tag, MPI_Comm comm) {
+  return take_bytes(wait_for_message(comm, from, tag), comm);
+}
+
 MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
   return post_bytes(text, to, tag, comm);
 }
@@ -108,61 +130,6 @@ MPI_Request post_text(const std::string& text, int to, Tag tag, MPI_Comm comm) {
 std::string take_text(const MPI_Status& status, MPI_Comm comm) {
   const std::vector<char> bytes = take_bytes(status, comm);
   return {bytes.begin(), bytes.end()};
-}
-
-protocol::WorkerPlan ReplyHeader::plan(std::vector<int> gather_from,
-                                       std::vector<double> data_shares) const {
-  protocol::WorkerPlan plan;
-  plan.kind = kind;
-  plan.max_local_steps = max_local_steps;
-  plan.change_threshold = change_threshold;
-  plan.keep_ratio = keep_ratio;
-  plan.error_feedback = error_feedback != 0;
-  plan.send_to = send_to;
-  plan.gather_from = std::move(gather_from);
-  plan.data_shares = std::move(data_shares);
-  return plan;
-}
-
-UpdateHeader UpdateHeader::of(const protocol::UpdateInfo& info) {
-  return {info.id,
-          info.worker,
-          info.kind,
-          info.base_version,
-          info.clock,
-          info.steps,
-          info.samples,
-          info.train_loss,
-          info.compute_seconds,
-          info.comm_seconds,
-          info.push_seconds,
-          info.pull_seconds,
-          static_cast<int>(info.members.size()),
-          kDense};
-}
-
-int64_t UpdateHeader::pushed_bytes(int64_t model_bytes) const {
-  return compressed() ? kept_entries * worker::SparseDelta::kBytesPerEntry : model_bytes;
-}
-
-protocol::UpdateInfo UpdateHeader::info(std::vector<int> merged_members,
-                                        std::vector<double> merged_step_seconds) const {
-  protocol::UpdateInfo info;
-  info.id = id;
-  info.worker = worker;
-  info.kind = kind;
-  info.base_version = base_version;
-  info.clock = clock;
-  info.steps = steps;
-  info.samples = samples;
-  info.train_loss = train_loss;
-  info.compute_seconds = compute_seconds;
-  info.comm_seconds = comm_seconds;
-  info.push_seconds = push_seconds;
-  info.pull_seconds = pull_seconds;
-  info.members = std::move(merged_members);
-  info.merged_step_seconds = std::move(merged_step_seconds);
-  return info;
 }
 
 }  // namespace hetps::mpi

@@ -29,7 +29,7 @@
 //                        kSparseValues (its slice of a push); kGoodbye.
 //   shard rank → worker: kReplyModel (its slice of a reply, in the order of rank 0's replies),
 //                        on RankSetup::slice_comm.
-//   rank 0 → shard rank: kShardOrder (shard_orders.h).
+//   rank 0 → shard rank: kShardOrder (wire/shard_orders.h).
 //   shard rank → rank 0: kShardModel (its slice, for an evaluation).
 #pragma once
 
@@ -41,7 +41,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "protocol/protocol.h"
+#include "mpi/wire/headers.h"
 
 namespace hetps::mpi {
 
@@ -73,62 +73,10 @@ enum Tag : int {
   kTimeline,
 };
 
-// A pull reply's header: the plan but its list of members (kReplyMembers), and how many
-// relays follow.
-struct ReplyHeader {
-  protocol::UpdateKind kind = protocol::UpdateKind::Gradient;
-  int max_local_steps = 1;
-  double change_threshold = 0;
-  double keep_ratio = 1.0;
-  int error_feedback = 1;  // the plan's, as 0 or 1
-  int send_to = protocol::kServer;
-  int members = 0;  // the plan's gather_from, sent next
-  int relays = 0;
-  int data_shares = 0;  // the plan's data_shares, sent after its members
-  int64_t version = 0;
-  int update_id = 0;
-  double lr = 0;
-
-  // The plan, once its members and data shares are known.
-  protocol::WorkerPlan plan(std::vector<int> gather_from, std::vector<double> data_shares) const;
-};
-
-// A reply a leader hands on to `worker`.
-struct RelayEntry {
-  int worker = 0;
-  ReplyHeader header;
-};
-
-// An update's header: protocol::UpdateInfo but a leader's members (kUpdateMembers).
-struct UpdateHeader {
-  int id = 0;
-  int worker = 0;
-  protocol::UpdateKind kind = protocol::UpdateKind::Gradient;
-  int64_t base_version = 0;
-  int64_t clock = 0;
-  int steps = 1;
-  int64_t samples = 0;
-  double train_loss = 0;
-  double compute_seconds = 0;
-  double comm_seconds = 0;
-  double push_seconds = 0;
-  double pull_seconds = 0;
-  int members = 0;
-  int64_t kept_entries = kDense;  // a top-k compressed push: its entries on every shard together
-
-  static constexpr int64_t kDense = -1;
-  static UpdateHeader of(const protocol::UpdateInfo& info);
-  bool compressed() const { return kept_entries != kDense; }
-  // The bytes the push carries to the server shards (engine::push_bytes), `model_bytes` when
-  // dense.
-  int64_t pushed_bytes(int64_t model_bytes) const;
-  // The info, once a leader's members and their step times are known (empty for others).
-  protocol::UpdateInfo info(std::vector<int> members = {},
-                            std::vector<double> merged_step_seconds = {}) const;
-};
-
 // MPI counts elements in an int.
 int element_count(size_t elements);
+// The length of the message `status` announced (a probe's), in bytes.
+size_t message_bytes(const MPI_Status& status);
 
 // Starts sending `header`, which must stay where it is until the request completes.
 template <typename Header>
@@ -139,26 +87,27 @@ MPI_Request post_header(const Header& header, int to, Tag tag, MPI_Comm comm) {
   return request;
 }
 
-// Receives a header already known to be waiting (see `probe`).
-template <typename Header>
-Header take_header(int from, Tag tag, MPI_Comm comm) {
-  static_assert(std::is_trivially_copyable_v<Header>);
-  Header header;
-  MPI_Recv(&header, static_cast<int>(sizeof(Header)), MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE);
-  return header;
-}
+// Receives the next message `from` sends with `tag` as bytes, whatever its length (a header,
+// for its decoder in wire/headers.h to check), waiting for it.
+std::vector<char> take_message(int from, Tag tag, MPI_Comm comm);
 
 MPI_Request post_floats(std::span<const float> floats, int to, Tag tag, MPI_Comm comm);
+// Waits until the next message `from` sends with `tag` is announced, throws MessageError naming
+// `from` unless it holds exactly `floats.size()` floats (so it never ends short of the buffer's
+// end or beyond it), and starts receiving it into `floats`.
 MPI_Request post_receive_floats(std::span<float> floats, int from, Tag tag, MPI_Comm comm);
 
-// Empty messages (kFirstPull, kGoodbye, kStop).
+// Empty messages (kFirstPull, kGoodbye, kStop). Taking one waits for it and throws
+// MessageError naming `from` when it is not empty.
 MPI_Request post_signal(int to, Tag tag, MPI_Comm comm);
 void take_signal(int from, Tag tag, MPI_Comm comm);
 
 // Worker ids (kGoneMembers, kReplyMembers, kMemberGone, kOrphanedUpdate): `ids` must stay
 // alive until the request completes.
 MPI_Request post_ids(std::span<const int> ids, int to, Tag tag, MPI_Comm comm);
-// Receives the ids message `status` describes (from `probe`).
+// Receives the ids message `status` describes (from `probe`). Like every `take_` below, throws
+// MessageError naming the sender when the message is not a whole number of elements; the
+// caller checks their count and values.
 std::vector<int> take_ids(const MPI_Status& status, MPI_Comm comm);
 
 // Doubles (kReplyShares, kUpdateStepTimes, kTimeline): `doubles` must stay alive until the request

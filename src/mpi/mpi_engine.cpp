@@ -1,5 +1,6 @@
 #include "mpi/mpi_engine.h"
 
+#include <cmath>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -13,6 +14,7 @@
 #include "mpi/server_rank.h"
 #include "mpi/session.h"
 #include "mpi/shard_rank.h"
+#include "mpi/wire/message_error.h"
 #include "mpi/worker_rank.h"
 
 namespace hetps::mpi {
@@ -35,6 +37,11 @@ std::optional<double> calibrate(const config::Config& config, const data::DataSp
   wait_for(request, Patience::before_training(config.run), [&] {
     return fmt::format("the step time {} measures alone (MPI_Ibcast)", layout.describe_worker(0));
   });
+  if (!std::isfinite(seconds) || seconds < 0) {
+    throw MessageError(measuring_rank, fmt::format("a calibrated step of {} s, expected a finite "
+                                                   "time >= 0",
+                                                   seconds));
+  }
   delays.set_calibrated_step(seconds);
   return seconds;
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <map>
 #include <set>
 #include <stdexcept>
@@ -12,6 +13,7 @@
 
 #include "mpi/patient_wait.h"
 #include "mpi/session.h"
+#include "mpi/wire/message_error.h"
 
 namespace hetps::mpi {
 namespace {
@@ -55,9 +57,19 @@ RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, Pati
         "every rank's host name (MPI_Iallgather): some rank never joined the exchange");
   });
   for (const HostInfo& info : all) {
-    hosts_.emplace_back(info.name.data());
+    // Up to the first NUL, or the whole array from a rank that sent none.
+    hosts_.emplace_back(info.name.data(), strnlen(info.name.data(), info.name.size()));
     cores_.push_back(info.cores);
   }
+}
+
+int RankLayout::worker_sending(int rank, int tag) const {
+  if (rank < servers_ || rank >= servers_ + workers_) {
+    throw MessageError(rank, fmt::format("a message of tag {}, which only worker ranks ({} to {}) "
+                                         "send",
+                                         tag, servers_, servers_ + workers_ - 1));
+  }
+  return worker_of(rank);
 }
 
 std::string RankLayout::describe_worker(int worker) const {

@@ -37,6 +37,9 @@ class RankLayout {
   int shard_rank(int shard) const { return shard; }
   int worker_rank(int worker) const { return servers_ + worker; }
   int worker_of(int rank) const { return rank - servers_; }
+  // The worker on `rank`, which sent a message with `tag` that only workers send; throws
+  // MessageError when `rank` is a server shard's.
+  int worker_sending(int rank, int tag) const;
   int workers() const { return workers_; }
 
   // "worker W (rank R on host H)", for stall and failure messages.

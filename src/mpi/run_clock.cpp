@@ -13,6 +13,7 @@ void RunClock::start(MPI_Comm comm, Patience patience) {
         "and data shard): a rank that never gets there holds up the others");
   });
   start_ = MPI_Wtime();
+  latest_ = 0;
 }
 
 void RunClock::stand_still() {

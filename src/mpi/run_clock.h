@@ -13,27 +13,28 @@
 #include <mpi.h>
 
 #include "mpi/patient_wait.h"
+#include "mpi/wire/headers.h"
 
 namespace hetps::mpi {
 
 class RunClock {
  public:
   // Rank 0's clock as it tells the worker ranks (kClock): sent as bytes.
-  struct State {
-    bool standing = false;      // an evaluation is under way
-    double stands_at = 0;       // ... and the time shows this meanwhile
-    double paused_seconds = 0;  // the pauses that ended, together
-  };
+  using State = ClockState;
 
   // Waits until every rank of `comm` got here, then starts; throws engine::StallError after
   // `patience` (run.start_timeout_s) without them.
   void start(MPI_Comm comm, Patience patience);
-  // Never below 0: a worker rank that passed the start barrier later than rank 0 would
-  // otherwise read a negative time just after rank 0's first evaluation (its pause is taken off
-  // a clock that started later), and do work "before" a failure due at time 0.
+  // Never steps back, and never reads below 0. A worker rank hears of rank 0's pauses late
+  // (its own clock ran on meanwhile) and passed the start barrier a little apart from rank 0:
+  // read as is, its time could step back, which made durations measured across a pause
+  // negative and let a rank work "before" a failure due at time 0. It stands instead until rank
+  // 0's time catches up. Called from one thread per rank.
   double now() const {
-    return state_.standing ? state_.stands_at
-                           : std::max(0.0, MPI_Wtime() - start_ - state_.paused_seconds);
+    const double shown =
+        state_.standing ? state_.stands_at : MPI_Wtime() - start_ - state_.paused_seconds;
+    latest_ = std::max(latest_, shown);
+    return latest_;
   }
 
   // Rank 0: the time stands still from now until `run_on`, and that pause never counts.
@@ -46,6 +47,7 @@ class RunClock {
 
  private:
   double start_ = 0;
+  mutable double latest_ = 0;  // the latest time `now` showed
   double standing_since_ = 0;  // MPI_Wtime when the current pause began
   State state_;
 };

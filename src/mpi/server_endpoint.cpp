@@ -1,19 +1,21 @@
 #include "mpi/server_endpoint.h"
 
 #include <set>
-#include <stdexcept>
 
 #include <fmt/format.h>
 
 #include "mpi/patient_wait.h"
+#include "mpi/wire/message_checks.h"
+#include "mpi/wire/message_error.h"
 
 namespace hetps::mpi {
 
 ServerEndpoint::ServerEndpoint(MPI_Comm comm, const RankLayout& layout, params::KeyRange own_keys,
-                               ShardPeers* peers, RunClock& clock)
+                               size_t model_floats, ShardPeers* peers, RunClock& clock)
     : comm_(comm),
       layout_(layout),
       own_keys_(own_keys),
+      bounds_{layout.workers(), model_floats},
       peers_(peers),
       clock_(clock),
       dropped_(own_keys.size()) {}
@@ -111,31 +113,38 @@ void ServerEndpoint::tell_workers_the_clock() {
   }
 }
 
+protocol::UpdateInfo ServerEndpoint::take_update_info(int rank, const UpdateHeader& header) {
+  std::vector<int> members;
+  std::vector<double> step_seconds;
+  if (header.members > 0) {
+    members = take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
+    step_seconds = take_doubles(wait_for_message(comm_, rank, kUpdateStepTimes), comm_);
+    check_update_members(header, members, step_seconds, rank, bounds_);
+  }
+  return header.info(std::move(members), std::move(step_seconds));
+}
+
 void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server) {
   const int rank = message.MPI_SOURCE;
-  const int worker = layout_.worker_of(rank);
+  const int worker = layout_.worker_sending(rank, message.MPI_TAG);
   switch (message.MPI_TAG) {
     case kFirstPull:
       take_signal(rank, kFirstPull, comm_);
       server.on_first_pull(worker);
       return;
     case kUpdateHeader: {
-      const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
-      std::vector<int> members;
-      std::vector<double> step_seconds;
-      if (header.members > 0) {
-        members = take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
-        step_seconds = take_doubles(wait_for_message(comm_, rank, kUpdateStepTimes), comm_);
-      }
-      const protocol::UpdateInfo info = header.info(std::move(members), std::move(step_seconds));
+      const UpdateHeader header =
+          decode_update_header(take_message(rank, kUpdateHeader, comm_), rank, bounds_);
+      const protocol::UpdateInfo info = take_update_info(rank, header);
       if (info.worker != worker || info.id != server.owed_update(worker)) {
-        throw std::logic_error(fmt::format(
-            "rank {} sent an update of worker {} with id {}; expected worker {}'s update {}", rank,
-            info.worker, info.id, worker, server.owed_update(worker)));
+        throw MessageError(rank,
+                           fmt::format("an update of worker {} with id {}; expected worker "
+                                       "{}'s update {}",
+                                       info.worker, info.id, worker, server.owed_update(worker)));
       }
       const std::span<float> buffer = server.state().pool().buffer(info.id);
       if (header.compressed()) {
-        engine::expand_into(sparse_.take(rank, comm_), own_keys_, buffer);
+        engine::expand_into(sparse_.take(rank, own_keys_, comm_), own_keys_, buffer);
       } else {
         MPI_Request request = post_receive_floats(own_part(buffer), rank, kUpdatePayload, comm_);
         wait_for(request);
@@ -148,15 +157,19 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       const std::string error = take_text(message, comm_);
       const std::vector<int> stranded =
           take_ids(wait_for_message(comm_, rank, kGoneMembers), comm_);
+      check_worker_ids(stranded, layout_.workers(), rank, "the members a failed leader held");
       server.on_worker_gone(worker, error, stranded);
       return;
     }
-    case kOrphanedUpdate:
-      server.on_orphaned_update(take_ids(message, comm_).at(0));
+    case kOrphanedUpdate: {
+      const std::vector<int> member = take_ids(message, comm_);
+      check_length(member.size(), 1, rank, "an orphaned update's member");
+      check_worker_ids(member, layout_.workers(), rank, "an orphaned update's member");
+      server.on_orphaned_update(member.front());
       return;
+    }
     default:
-      throw std::logic_error(
-          fmt::format("rank {} sent message tag {} during the run", rank, message.MPI_TAG));
+      throw MessageError(rank, fmt::format("message tag {} during the run", message.MPI_TAG));
   }
 }
 
@@ -186,15 +199,14 @@ std::vector<int> ServerEndpoint::stop_workers(double patience) {
 
 bool ServerEndpoint::drop(const MPI_Status& message) {
   const int rank = message.MPI_SOURCE;
+  const int worker = layout_.worker_sending(rank, message.MPI_TAG);
   switch (message.MPI_TAG) {
     case kUpdateHeader: {
-      const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
-      if (header.members > 0) {
-        take_ids(wait_for_message(comm_, rank, kUpdateMembers), comm_);
-        take_doubles(wait_for_message(comm_, rank, kUpdateStepTimes), comm_);
-      }
+      const UpdateHeader header =
+          decode_update_header(take_message(rank, kUpdateHeader, comm_), rank, bounds_);
+      take_update_info(rank, header);
       if (header.compressed()) {
-        sparse_.take(rank, comm_);
+        sparse_.take(rank, own_keys_, comm_);
         return false;
       }
       MPI_Request request = post_receive_floats(dropped_, rank, kUpdatePayload, comm_);
@@ -209,15 +221,14 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
       take_ids(message, comm_);
       return false;
     case kTimeline:
-      timelines_[layout_.worker_of(rank)] = take_doubles(message, comm_);
+      timelines_[worker] = take_doubles(message, comm_);
       return false;
     case kFirstPull:
     case kGoodbye:
       take_signal(rank, static_cast<Tag>(message.MPI_TAG), comm_);
       return message.MPI_TAG == kGoodbye;
     default:
-      throw std::logic_error(
-          fmt::format("rank {} sent message tag {} after the run", rank, message.MPI_TAG));
+      throw MessageError(rank, fmt::format("message tag {} after the run", message.MPI_TAG));
   }
 }
 

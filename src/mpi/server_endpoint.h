@@ -6,7 +6,11 @@
 //   hands back the members' updates that still reach it (kOrphanedUpdate).
 //   An update's header is taken first; its payload is then received straight into the
 //   update pool's buffer for its id, with no copy, or for a top-k compressed update its kept
-//   entries are received and written there, with zeros elsewhere (sparse_wire.h).
+//   entries are received and written there, with zeros elsewhere (sparse_wire.h). Every
+//   message is checked before it is used (wire/headers.h, wire/message_checks.h): one of
+//   another length, from a rank that does not send it, or with values no worker sends (an
+//   update it is not owed, a worker id outside the run) ends the run with a MessageError
+//   naming the sender, and never reaches the model.
 //   An evaluation does not count in the engine's time, as on the threads engine: the server's
 //   clock stands still meanwhile and tells the workers' clocks to do the same (run_clock.h).
 //   The workers are not held (on a cluster they do not share the server's cores), but their
@@ -37,10 +41,10 @@ namespace hetps::mpi {
 
 class ServerEndpoint : public engine::ServerLoop::Engine {
  public:
-  // `own_keys`: shard 0's, the whole model when there is one shard; `peers`: the other shards,
-  // or null.
+  // `own_keys`: shard 0's, the whole model when there is one shard, of `model_floats`;
+  // `peers`: the other shards, or null.
   ServerEndpoint(MPI_Comm comm, const RankLayout& layout, params::KeyRange own_keys,
-                 ShardPeers* peers, RunClock& clock);
+                 size_t model_floats, ShardPeers* peers, RunClock& clock);
   // Replies a worker never took (it did not stop in time) are left alive: MPI may still read
   // them, and the job is failing anyway.
   ~ServerEndpoint() override;
@@ -72,6 +76,8 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   // Sends every worker rank the clock's state (kClock), before and after an evaluation.
   void tell_workers_the_clock();
   void take(const MPI_Status& message, engine::ServerLoop& server);
+  // The update header `rank` sent, and a leader's members and step times after it, checked.
+  protocol::UpdateInfo take_update_info(int rank, const UpdateHeader& header);
   // After the end: takes one message and drops it; returns whether it was a goodbye.
   bool drop(const MPI_Status& message);
 
@@ -84,6 +90,7 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   MPI_Comm comm_;
   const RankLayout& layout_;
   params::KeyRange own_keys_;
+  MessageBounds bounds_;
   ShardPeers* peers_;
   RunClock& clock_;
   std::list<SendInFlight> in_flight_;  // a list: MPI reads each header where it was put

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <map>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@
 #include "mpi/server_endpoint.h"
 #include "mpi/shard_peers.h"
 #include "mpi/shared_memory_copies.h"
+#include "mpi/wire/message_error.h"
 
 namespace hetps::mpi {
 namespace {
@@ -46,13 +48,17 @@ void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
 }
 
 // The workers' timelines as they sent them: a worker that sent none (it did not stop in time)
-// has an empty one.
-metrics::ActivityTimeline gathered_timeline(const config::Config& config,
+// has an empty one. Throws MessageError naming the rank that sent one that is not a timeline.
+metrics::ActivityTimeline gathered_timeline(const config::Config& config, const RankLayout& layout,
                                             const std::map<int, std::vector<double>>& sent) {
   metrics::ActivityTimeline timeline = engine::make_timeline(config);
   for (const auto& [worker, recorded] : sent) {
-    timeline.worker(worker) = metrics::WorkerActivity::from_doubles(
-        recorded, static_cast<size_t>(config.run.timeline_intervals));
+    try {
+      timeline.worker(worker) = metrics::WorkerActivity::from_doubles(
+          recorded, static_cast<size_t>(config.run.timeline_intervals));
+    } catch (const std::invalid_argument& error) {
+      throw MessageError(layout.worker_rank(worker), error.what());
+    }
   }
   return timeline;
 }
@@ -70,7 +76,7 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
   if (layout.servers() > 1) peers.emplace(setup.comm, layout, slices, config.run.stall_timeout_s);
   ShardPeers* remote = peers ? &*peers : nullptr;
   RunClock clock;
-  ServerEndpoint endpoint(setup.comm, layout, slices.front(), remote, clock);
+  ServerEndpoint endpoint(setup.comm, layout, slices.front(), slices.back().end, remote, clock);
   engine::ServerLoop loop(
       config, setup.data, *evaluator, listener, endpoint, [&clock] { return clock.now(); },
       [&layout](int worker) { return layout.describe_worker(worker); }, remote);
@@ -89,7 +95,8 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
     // The final evaluation still reads the other shards' slices: they stop after it.
     metrics::Summary summary = loop.state().finish(clock.now(), stop_reason, "mpi", wall_start);
     if (peers) peers->stop();
-    metrics::ActivityTimeline timeline = gathered_timeline(config, endpoint.worker_timelines());
+    metrics::ActivityTimeline timeline =
+        gathered_timeline(config, layout, endpoint.worker_timelines());
     engine::publish_timeline(timeline, setup.delays.cluster(), summary.total_time, listener,
                              summary);
     return summary;

@@ -16,7 +16,7 @@
 #include "engine/remote_shards.h"
 #include "mpi/messages.h"
 #include "mpi/rank_layout.h"
-#include "mpi/shard_orders.h"
+#include "mpi/wire/shard_orders.h"
 #include "params/layout.h"
 
 namespace hetps::mpi {

@@ -13,8 +13,9 @@
 #include "mpi/messages.h"
 #include "mpi/patient_wait.h"
 #include "mpi/run_clock.h"
-#include "mpi/shard_orders.h"
 #include "mpi/sparse_wire.h"
+#include "mpi/wire/message_error.h"
+#include "mpi/wire/shard_orders.h"
 #include "server/parameter_server.h"
 
 namespace hetps::mpi {
@@ -28,7 +29,8 @@ class ShardServer {
         slice_comm_(setup.slice_comm),
         layout_(setup.layout),
         server_(server),
-        keys_(server.shard_ranges()[static_cast<size_t>(shard)]) {}
+        keys_(server.shard_ranges()[static_cast<size_t>(shard)]),
+        bounds_{setup.layout.workers(), server.model().size()} {}
 
   ~ShardServer() {
     if (!in_flight_.empty()) new std::list<SliceInFlight>(std::move(in_flight_));  // never freed
@@ -67,25 +69,27 @@ class ShardServer {
         return;
       case kShardOrder:
         if (rank == layout_.server_rank()) {
-          carry_out(decode_shard_order(take_bytes(message, comm_)));
+          carry_out(decode_shard_order(take_bytes(message, comm_), rank, bounds_));
           return;
         }
         break;
       default:
         break;
     }
-    throw std::logic_error(fmt::format("rank {} sent message tag {} to server shard rank {}", rank,
-                                       message.MPI_TAG, layout_.rank()));
+    throw MessageError(rank, fmt::format("message tag {} to server shard rank {}", message.MPI_TAG,
+                                         layout_.rank()));
   }
 
   // A worker's slice of a push, into a whole-model buffer (the optimizer reads updates by key);
   // a compressed one's kept entries, with zeros at the range's other keys.
   void take_update(int rank) {
-    const auto header = take_header<UpdateHeader>(rank, kUpdateHeader, comm_);
+    layout_.worker_sending(rank, kUpdateHeader);
+    const UpdateHeader header =
+        decode_update_header(take_message(rank, kUpdateHeader, comm_), rank, bounds_);
     std::vector<float>& buffer = updates_[header.id];
     if (buffer.empty()) buffer = spare_buffer();
     if (header.compressed()) {
-      engine::expand_into(sparse_.take(rank, comm_), keys_, buffer);
+      engine::expand_into(sparse_.take(rank, keys_, comm_), keys_, buffer);
     } else {
       MPI_Request request = post_receive_floats(
           std::span(buffer).subspan(keys_.begin, keys_.size()), rank, kUpdatePayload, comm_);
@@ -175,6 +179,7 @@ class ShardServer {
   const RankLayout& layout_;
   server::ParameterServer& server_;
   params::KeyRange keys_;
+  MessageBounds bounds_;
   std::map<int, std::vector<float>> updates_;  // by update id
   std::vector<std::vector<float>> spare_;
   std::set<int> discarded_;  // discarded before their slice came

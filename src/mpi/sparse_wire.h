@@ -23,9 +23,10 @@ std::array<MPI_Request, 2> post_sparse_slice(engine::SparseSlice slice, int to, 
 // Takes the slices ranks send, into buffers reused from one to the next.
 class SparseSliceReceiver {
  public:
-  // Takes the slice `from` sends next (its header already taken). The view is valid until the
-  // next call.
-  engine::SparseSlice take(int from, MPI_Comm comm);
+  // Takes the slice `from` sends next for `keys` (its header already taken). Throws
+  // MessageError naming `from` unless its indices are keys of `keys`, ascending, and as many
+  // as its values. The view is valid until the next call.
+  engine::SparseSlice take(int from, const params::KeyRange& keys, MPI_Comm comm);
 
  private:
   std::vector<uint32_t> indices_;

@@ -1,11 +1,11 @@
 #include "mpi/worker_endpoint.h"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
 
 #include "mpi/patient_wait.h"
 #include "mpi/sparse_wire.h"
+#include "mpi/wire/message_checks.h"
+#include "mpi/wire/message_error.h"
 
 namespace hetps::mpi {
 
@@ -25,6 +25,7 @@ WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLay
       server_(layout.server_rank()),
       slices_(std::move(slices)),
       clock_(clock),
+      bounds_{layout.workers(), slices_.back().end},
       model_(slices_.back().end),
       update_(slices_.back().end) {
   for (int w = 0; w < layout_.workers(); ++w) {
@@ -48,12 +49,12 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
         continue;
       }
       if (message->MPI_TAG == kMemberGone) {
-        gone_members_.push_back(take_ids(*message, comm_).at(0));
+        gone_members_.push_back(take_gone_member(*message));
         continue;
       }
       if (message->MPI_TAG != kStop) {
-        throw std::logic_error(
-            fmt::format("the server sent message tag {} to a waiting worker", message->MPI_TAG));
+        throw MessageError(server_,
+                           fmt::format("message tag {} to a waiting worker", message->MPI_TAG));
       }
       stop_seen_ = true;
       break;
@@ -73,7 +74,9 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
   // sent before it: time is as the server's clock says when it sent the reply.
   follow_server_clock();
   wait_for_relays();  // they are sent from the model buffer this reply overwrites
-  const auto header = take_header<ReplyHeader>(source, kReplyHeader, comm_);
+  if (source != server_) layout_.worker_sending(source, kReplyHeader);  // a leader
+  const ReplyHeader header =
+      decode_reply_header(take_message(source, kReplyHeader, comm_), source, bounds_);
   const double begin = now();
   if (source == server_) {
     std::vector<MPI_Request> requests;
@@ -91,14 +94,19 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
   std::vector<int> members;
   if (header.members > 0) {
     members = take_ids(wait_for_message(comm_, source, kReplyMembers), comm_);
+    check_length(members.size(), static_cast<size_t>(header.members), source,
+                 "the members of a reply");
+    check_worker_ids(members, layout_.workers(), source, "the members of a reply");
   }
   std::vector<double> data_shares;
   if (header.data_shares > 0) {
     data_shares = take_doubles(wait_for_message(comm_, source, kReplyShares), comm_);
+    check_length(data_shares.size(), static_cast<size_t>(header.data_shares), source,
+                 "the data shares of a reply");
   }
   for (int r = 0; r < header.relays; ++r) {
-    wait_for_message(comm_, source, kRelay);
-    const auto entry = take_header<RelayEntry>(source, kRelay, comm_);
+    const RelayEntry entry =
+        decode_relay_entry(take_message(source, kRelay, comm_), source, bounds_);
     if (!use) continue;
     Relay& relay = relays_.emplace_back();
     relay.header = entry.header;
@@ -118,6 +126,13 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
                              .previous_push_seconds = push_seconds_};
 }
 
+int WorkerEndpoint::take_gone_member(const MPI_Status& message) {
+  const std::vector<int> member = take_ids(message, comm_);
+  check_length(member.size(), 1, message.MPI_SOURCE, "a gone member");
+  check_worker_ids(member, layout_.workers(), message.MPI_SOURCE, "a gone member");
+  return member.front();
+}
+
 void WorkerEndpoint::wait_for_relays() {
   for (Relay& relay : relays_) wait_for_all(relay.requests);
   relays_.clear();
@@ -125,7 +140,7 @@ void WorkerEndpoint::wait_for_relays() {
 
 void WorkerEndpoint::follow_server_clock() const {
   while (probe(comm_, server_, kClock)) {
-    clock_.follow(take_header<RunClock::State>(server_, kClock, comm_));
+    clock_.follow(decode_clock_state(take_message(server_, kClock, comm_), server_));
   }
 }
 
@@ -195,7 +210,7 @@ std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double 
       return gone;
     }
     if (const auto gone = probe(comm_, server_, kMemberGone)) {
-      gone_members_.push_back(take_ids(*gone, comm_).at(0));
+      gone_members_.push_back(take_gone_member(*gone));
       continue;
     }
     if (const auto header = probe(comm_, MPI_ANY_SOURCE, kMemberUpdateHeader)) {
@@ -213,8 +228,16 @@ std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double 
 
 engine::MemberMessage WorkerEndpoint::take_member_update(const MPI_Status& header_status) {
   const int source = header_status.MPI_SOURCE;
-  const auto header = take_header<UpdateHeader>(source, kMemberUpdateHeader, comm_);
-  const int member = layout_.worker_of(source);
+  const int member = layout_.worker_sending(source, kMemberUpdateHeader);
+  const UpdateHeader header =
+      decode_update_header(take_message(source, kMemberUpdateHeader, comm_), source, bounds_);
+  // A member's update is its own and dense (send_to_leader).
+  if (header.worker != member || header.members != 0 || header.compressed()) {
+    throw MessageError(source,
+                       fmt::format("a member's update of worker {} with {} members and "
+                                   "{} kept entries, expected worker {}'s own, dense",
+                                   header.worker, header.members, header.kept_entries, member));
+  }
   std::vector<float>& buffer = member_updates_[member];
   buffer.resize(model_.size());
   MPI_Request request = post_receive_floats(buffer, source, kMemberUpdatePayload, comm_);
@@ -246,7 +269,7 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
       take_reply(source, gone_ && !stop_seen_);
       return;
     case kMemberGone:
-      take_ids(message, comm_);
+      take_gone_member(message);
       return;
     case kClock:
       follow_server_clock();
@@ -265,8 +288,8 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
       workers_not_ended_.erase(layout_.worker_of(source));
       return;
     default:
-      throw std::logic_error(fmt::format("rank {} sent message tag {} to a worker at the end",
-                                         source, message.MPI_TAG));
+      throw MessageError(source,
+                         fmt::format("message tag {} to a worker at the end", message.MPI_TAG));
   }
 }
 

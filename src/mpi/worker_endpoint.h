@@ -12,6 +12,9 @@
 // header's members; a top-k compressed push sends each its kept entries, sparse_wire.h), and a
 // reply from the server is rank 0's header and slice followed by each shard rank's slice; a
 // leader hands on the whole model.
+// Every message is checked before it is used (wire/headers.h, wire/message_checks.h): one of
+// another length, from a rank that does not send it, or with values no rank of the run sends
+// ends the run with a MessageError naming the sender.
 // The end of a run: the server's kStop is its last message, so a worker takes every message
 // before it (dropping those it no longer uses); then it tells every other worker it is done
 // (kEndOfRun) and takes what they still send until each has said so, so that every send
@@ -94,6 +97,8 @@ class WorkerEndpoint : public engine::WorkerLink {
                    const worker::SparseDelta* sparse, const std::vector<UpdatePart>& parts,
                    Tag header_tag, Tag payload_tag);
   engine::MemberMessage take_member_update(const MPI_Status& header);
+  // The member a kMemberGone names.
+  int take_gone_member(const MPI_Status& message);
   // Takes one message after the run (or while dead) and drops it, handing a member's update
   // back to the server while this rank is a dead leader and the run goes on.
   void take_and_drop(const MPI_Status& message);
@@ -108,6 +113,7 @@ class WorkerEndpoint : public engine::WorkerLink {
   int server_;
   std::vector<params::KeyRange> slices_;
   RunClock& clock_;  // follows the server's (kClock) wherever this rank waits
+  MessageBounds bounds_;
   std::vector<float> model_;
   std::vector<float> update_;
   UpdateHeader pushed_;                      // the header in flight during a push

@@ -127,6 +127,24 @@ TEST_F(IdxFiles, ZeroSizedImagesAreCorrupt) {
   expect_error([&] { read_idx_images(images); }, images, "image size 0x28 has a zero side");
 }
 
+// Found by fuzz/idx.cpp: no image, so no data bytes to contradict a side beyond an int.
+TEST_F(IdxFiles, ASideLongerThanAnIntIsCorrupt) {
+  write_raw(images, {0, 0, 8, 3, 0, 0, 0, 0, 0xf8, 0, 0, 0, 0, 0, 0, 16});
+  expect_error([&] { read_idx_images(images); }, images,
+               "image size 4160749568x16 has a side longer than 2147483647");
+  const std::vector<uint8_t> wide = {0, 0, 8, 3, 0, 0, 0, 0, 0, 0, 0, 1, 0x80, 0, 0, 0};
+  expect_error([&] { parse_idx_images(wide, "wide"); }, "wide", "1x2147483648 has a side");
+}
+
+TEST_F(IdxFiles, BytesInMemoryAreReadAsAFileIsAndNamedAsGiven) {
+  write_idx_images(images, tiny_set().images);
+  write_idx_labels(labels, tiny_set().labels);
+  EXPECT_EQ(parse_idx_images(read_raw(images), "in memory"), tiny_set().images);
+  EXPECT_EQ(parse_idx_labels(read_raw(labels), "in memory"), tiny_set().labels);
+  expect_error([&] { parse_idx_labels(read_raw(images), "in memory"); }, "in memory",
+               "bad magic number 0x00000803");
+}
+
 TEST_F(IdxFiles, LabelCountMismatchIsCorrupt) {
   write_raw(labels, {0, 0, 8, 1, 0, 0, 0, 4, 1, 2});
   expect_error([&] { read_idx_labels(labels); }, labels,

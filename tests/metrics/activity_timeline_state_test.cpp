@@ -60,10 +60,10 @@ TEST(ActivityTimelineStateTest, RefusesAnotherWorkerCountOrMoreIntervalsThanTheB
   const nlohmann::json before = smaller.save_state();
   ASSERT_GT(original.workers()[0].intervals().size(), 8u);
   EXPECT_THAT([&] { smaller.restore_state(original.save_state()); },
-              ThrowsMessage<checkpoint::CheckpointError>(HasSubstr(fmt::format(
-                  "the activity timeline: worker 0: holds {} intervals, expected at most 8 "
-                  "(run.timeline_intervals)",
-                  original.workers()[0].intervals().size()))));
+              ThrowsMessage<checkpoint::CheckpointError>(
+                  HasSubstr("the activity timeline: worker 0: a worker's timeline of ")));
+  EXPECT_THAT([&] { smaller.restore_state(original.save_state()); },
+              ThrowsMessage<checkpoint::CheckpointError>(HasSubstr("of at most 8 intervals")));
   EXPECT_EQ(smaller.save_state(), before) << "a refused state changes nothing";
 }
 

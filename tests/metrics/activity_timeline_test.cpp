@@ -1,5 +1,7 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <limits>
 #include <sstream>
 #include <vector>
 
@@ -194,6 +196,48 @@ TEST(ActivityTimelineTest, MalformedDoublesAreRefused) {
   EXPECT_THROW(
       WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 0, 2, 3, 1, 0, 1, 2}, 8),
       std::invalid_argument);
+}
+
+// Found by fuzz/mpi_messages.cpp: counts beyond an int64_t (or not numbers at all) were
+// accepted and converted to one, which is undefined.
+TEST(ActivityTimelineTest, CountsThatAreNotWholeNumbersOfAnInt64AreRefused) {
+  constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  for (const double count : {3.4e38, kNaN, kInf, 1.5, -1.0}) {
+    EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{count, 0, 1, 0, 0}, 8),
+                 std::invalid_argument);
+    EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, count, 1, 0, 0}, 8),
+                 std::invalid_argument);
+    EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, count, 0, 0}, 8),
+                 std::invalid_argument);
+    // An interval's cycle and activity.
+    EXPECT_THROW(
+        WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, count, 0, 0, 1}, 8),
+        std::invalid_argument);
+    EXPECT_THROW(
+        WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, count, 0, 1}, 8),
+        std::invalid_argument);
+  }
+  EXPECT_EQ(
+      WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 3, 0, 1}, 8).intervals(),
+      (std::vector<ActivityInterval>{{1, A::kWait, 0, 1}}));
+}
+
+TEST(ActivityTimelineTest, TimesThatAreNotFiniteAreRefused) {
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, kInf}, 8),
+               std::invalid_argument);
+  EXPECT_THROW(WorkerActivity::from_doubles(std::vector<double>{1, 0, 1, 0, 0, 1, 0, 0, kInf}, 8),
+               std::invalid_argument);
+}
+
+// A worker keeps at most run.timeline_intervals; more would be a longer message than any sends.
+TEST(ActivityTimelineTest, MoreIntervalsThanTheBufferHoldsAreRefused) {
+  const std::vector<double> two = {1, 0, 1, 0, 0, 1, 0, 0, 1, 1, 2, 1, 2};
+  EXPECT_EQ(WorkerActivity::from_doubles(two, 2).intervals().size(), 2u);
+  EXPECT_THAT([&] { WorkerActivity::from_doubles(two, 1); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("four numbers for each of at most 1 intervals")));
 }
 
 }  // namespace

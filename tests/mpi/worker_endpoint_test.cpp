@@ -12,6 +12,7 @@
 #include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
 #include "mpi/session.h"
+#include "mpi/wire/message_error.h"
 #include "mpi/worker_endpoint.h"
 
 namespace hetps::testing {
@@ -49,6 +50,37 @@ TEST(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
   if (!layout.is_server() && layout.rank() != ending_rank) {
     mpi::take_signal(ending_rank, mpi::kEndOfRun, comm.get());
   }
+}
+
+// A reply header with values no server sends (here more members than the run has other
+// workers) ends the worker's run naming the server's rank, before any of it is used.
+TEST(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
+  config::ClusterConfig cluster;
+  cluster.workers = mpi::world_size() - cluster.servers;
+  const mpi::Communicator comm(kPatient);
+  const mpi::Communicator slice_comm(kPatient);
+  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+  const int worker_rank = layout.worker_rank(0);
+  mpi::ReplyHeader header;
+  header.members = 99;
+  if (layout.rank() == layout.server_rank()) {
+    MPI_Request reply = mpi::post_header(header, worker_rank, mpi::kReplyHeader, comm.get());
+    mpi::wait_for(reply);
+  } else if (layout.rank() == worker_rank) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock);
+    try {
+      endpoint.receive(clock.now() + kPatient);
+      ADD_FAILURE() << "a reply with 99 members was taken";
+    } catch (const mpi::MessageError& error) {
+      EXPECT_EQ(error.sender(), layout.server_rank());
+      EXPECT_EQ(error.what(),
+                fmt::format("rank 0 sent a reply header with members = 99, expected 0 to {} "
+                            "(the other workers)",
+                            layout.workers() - 1));
+    }
+  }
+  meet_everyone();
 }
 
 }  // namespace

@@ -1,5 +1,8 @@
-// A fresh directory named after the running test, removed when destroyed.
+// A fresh directory named after the running test and this process (two checkouts' test runs on
+// one machine must not share one), removed when destroyed.
 #pragma once
+
+#include <unistd.h>
 
 #include <filesystem>
 #include <string>
@@ -13,7 +16,8 @@ class ScratchDir {
   ScratchDir() {
     const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
     path_ = std::filesystem::path(::testing::TempDir()) /
-            ("hetps-" + std::string(test->test_suite_name()) + "." + test->name());
+            ("hetps-" + std::string(test->test_suite_name()) + "." + test->name() + "-" +
+             std::to_string(getpid()));
     std::filesystem::remove_all(path_);
     std::filesystem::create_directories(path_);
   }

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "mpi/wire/headers.h"
 #include "protocol/protocol.h"
 
 namespace hetps::mpi {
@@ -28,7 +29,9 @@ struct ShardOrder {
 };
 
 std::vector<char> encode(const ShardOrder& order);
-// Throws std::invalid_argument when `bytes` is not an encoded order.
-ShardOrder decode_shard_order(std::span<const char> bytes);
+// Throws MessageError naming `sender` when `bytes` are not an encoded order of this run: a
+// known kind, as many weights as update ids (at least one to apply), a worker of `bounds`,
+// finite weights and optimizer settings, no negative count or version.
+ShardOrder decode_shard_order(std::span<const char> bytes, int sender, const MessageBounds& bounds);
 
 }  // namespace hetps::mpi
