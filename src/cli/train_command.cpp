@@ -49,8 +49,11 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
-// Only the simulator takes checkpoints so far; elsewhere a signal ends the run as it always did.
-bool takes_checkpoints(const config::Config& config) { return config.engine == "sim"; }
+// Only the simulator and the threads engine take checkpoints so far; elsewhere a signal ends the
+// run as it always did.
+bool takes_checkpoints(const config::Config& config) {
+  return config.engine == "sim" || config.engine == "threads";
+}
 
 // What a stop by signal says, once the engine has saved its checkpoint.
 RunInterrupted interrupted(const StopSignals& signals, const engine::Interrupted& stop,
@@ -105,8 +108,9 @@ void resume(const RunFlags& flags) {
   const config::Config config = config::resolve(user_settings(from_directory));
   check_names(config);
   if (!takes_checkpoints(config)) {
-    throw UsageError(fmt::format("--resume {}: engine \"{}\" takes no checkpoints yet (only sim)",
-                                 dir.string(), config.engine));
+    throw UsageError(
+        fmt::format("--resume {}: engine \"{}\" takes no checkpoints yet (only sim and threads)",
+                    dir.string(), config.engine));
   }
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
   const StopSignals signals;
@@ -162,7 +166,7 @@ void add_train_command(CLI::App& app) {
   add_run_flags(*command, *flags);
   command
       ->add_option("--resume", flags->resume,
-                   "Continue the unfinished run in DIR from its newest checkpoint (sim; "
+                   "Continue the unfinished run in DIR from its newest checkpoint (sim, threads; "
                    "run.checkpoint_interval, SIGINT and SIGTERM take them)")
       ->type_name("DIR");
   command->callback([flags] { train(*flags); });

@@ -48,7 +48,7 @@ class StallError : public std::runtime_error {
 // for a configuration the engine cannot run (naming the key), StallError for a stalled run.
 // On the mpi engine every rank calls it; only the primary process (see `is_primary_process`)
 // feeds `listener` and returns the run's summary, the others return an empty summary.
-// `checkpoints`: only `sim` takes checkpoints and resumes so far; the other engines refuse a
+// `checkpoints`: `sim` and `threads` take checkpoints and resume; the other engines refuse a
 // config or a call that asks for them (std::invalid_argument naming `run.checkpoint_interval`).
 // Throws Interrupted when `checkpoints.stop` stopped the run.
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,

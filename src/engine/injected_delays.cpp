@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "checkpoint/restoring.h"
 #include "engine/sparse_push.h"
 
 namespace hetps::engine {
@@ -76,6 +77,20 @@ double InjectedDelays::worker_arrival(int from, int to, double sent) {
   if (ideal_links_) return sent;
   std::lock_guard lock(network_mutex_);
   return network_.send(from, to, model_bytes_, sent);
+}
+
+nlohmann::json InjectedDelays::save_state() {
+  std::lock_guard lock(network_mutex_);
+  return {{"calibrated_step", calibrated_step_}, {"network", network_.save_state()}};
+}
+
+void InjectedDelays::restore_state(const nlohmann::json& state) {
+  checkpoint::restoring("the injected delays", [&] {
+    const auto calibrated_step = state.at("calibrated_step").get<double>();
+    std::lock_guard lock(network_mutex_);
+    network_.restore_state(state.at("network"));
+    calibrated_step_ = calibrated_step;
+  });
 }
 
 }  // namespace hetps::engine

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "cluster/cluster_model.h"
 #include "config/config.h"
 #include "engine/sim_network.h"
@@ -43,6 +45,12 @@ class InjectedDelays {
   double push_arrival(int worker, double sent, const worker::SparseDelta* sparse);
   // Between workers: a member's update to its leader, a model a leader hands on.
   double worker_arrival(int from, int to, double sent);
+
+  // The calibrated step and when each link is next free, for checkpoints (a resumed run pads to
+  // the step its first start measured). restore_state, into delays built from the same config,
+  // throws checkpoint::CheckpointError naming what does not fit.
+  nlohmann::json save_state();
+  void restore_state(const nlohmann::json& state);
 
  private:
   cluster::ClusterModel cluster_;

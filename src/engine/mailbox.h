@@ -38,6 +38,12 @@ class Mailbox {
     return message;
   }
 
+  // The messages not read yet, left where they are (a checkpoint saves them).
+  std::deque<Message> unread() {
+    std::lock_guard lock(mutex_);
+    return queue_;
+  }
+
   // Wakes every waiter for good (the run is over, or the reader is gone) and returns the
   // messages nobody will read.
   std::deque<Message> close() {

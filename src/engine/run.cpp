@@ -41,15 +41,15 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
     SimEngine engine(config, data, models, listener);
     return engine.run(checkpoints);
   }
-  if (config.run.checkpoint_interval > 0 || checkpoints.resume_from != nullptr) {
-    throw std::invalid_argument(fmt::format(
-        "run.checkpoint_interval: checkpoints and --resume work on engine \"sim\" only so far, "
-        "not on \"{}\"",
-        config.engine));
-  }
   if (config.engine == "threads") {
     ThreadsEngine engine(config, data, models, listener);
-    return engine.run();
+    return engine.run(checkpoints);
+  }
+  if (config.run.checkpoint_interval > 0 || checkpoints.resume_from != nullptr) {
+    throw std::invalid_argument(
+        fmt::format("run.checkpoint_interval: checkpoints and --resume work on engines \"sim\" and "
+                    "\"threads\" only so far, not on \"{}\"",
+                    config.engine));
   }
   if (const ExternalEngine* engine = find_external_engine(config.engine)) {
     return engine->run(config, data, models, listener);

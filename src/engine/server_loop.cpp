@@ -25,7 +25,10 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       owed_(static_cast<size_t>(config.cluster.workers), -1),
       gone_(static_cast<size_t>(config.cluster.workers), false),
       leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
-      gathering_(static_cast<size_t>(config.cluster.workers)) {
+      gathering_(static_cast<size_t>(config.cluster.workers)),
+      first_pull_seen_(static_cast<size_t>(config.cluster.workers), false),
+      silent_(static_cast<size_t>(config.cluster.workers), false),
+      next_evaluation_(config.train.eval_interval) {
   for (int worker = 0; worker < config.cluster.workers; ++worker) {
     const config::WorkerFailure* failure = failure_of(config.cluster, worker);
     if (failure != nullptr && failure->kind == "hang") hangs_ahead_.push_back(failure);
@@ -44,24 +47,59 @@ void ServerLoop::start() {
   }
 }
 
-std::string ServerLoop::serve() {
-  double next_evaluation = config_.train.eval_interval;
+std::string ServerLoop::serve(Checkpointer* checkpointer) {
   for (;;) {
-    const double wake =
-        std::min({next_evaluation, inspector_.next_check(), config_.train.max_time, next_hang()});
+    double wake =
+        std::min({next_evaluation_, inspector_.next_check(), config_.train.max_time, next_hang()});
+    // While draining, every message that brings the workers to rest wakes the loop.
+    if (checkpointer != nullptr && !draining_) {
+      wake = std::min(wake, checkpointer->schedule().next_look(now()));
+    }
     engine_.serve_one(wake, *this);
     const double time = now();
     log_hangs_until(time);
     if (time >= config_.train.max_time) return "max_time";
     if (state_.budget_spent()) return "max_samples";
-    if (time >= next_evaluation) {
+    if (time >= next_evaluation_) {
       engine_.evaluate(state_, time);
       if (config_.train.stop_at_target && state_.target_reached()) return "target";
-      next_evaluation = time + config_.train.eval_interval;
+      next_evaluation_ = time + config_.train.eval_interval;
     }
     state_.report_stalls(inspector_.check(time), time);
     if (every_worker_gone()) return "stalled";
+    if (checkpointer != nullptr) checkpoint_when_due(*checkpointer, time);
   }
+}
+
+void ServerLoop::checkpoint_when_due(Checkpointer& checkpointer, double time) {
+  if (!draining_) {
+    if (!checkpointer.schedule().due(time)) return;
+    draining_ = true;
+  }
+  if (!workers_at_rest(time) || !checkpointer.take(*this)) return;
+  draining_ = false;
+  release_replies();
+}
+
+bool ServerLoop::workers_at_rest(double time) const {
+  for (int worker = 0; worker < config_.cluster.workers; ++worker) {
+    const auto w = static_cast<size_t>(worker);
+    if (gone_[w] || silent_[w]) continue;
+    const config::WorkerFailure* failure = failure_of(config_.cluster, worker);
+    // Due by `time` but not heard of yet: it may still be writing down where it stopped.
+    if (failure != nullptr && failure->time <= time) return false;
+    if (!first_pull_seen_[w]) return false;
+    const bool reply_held =
+        std::ranges::any_of(held_, [worker](const Reply& reply) { return reply.worker == worker; });
+    if (owed_[w] >= 0 && !reply_held) return false;
+  }
+  return true;
+}
+
+void ServerLoop::release_replies() {
+  std::vector<Reply> held = std::move(held_);
+  held_.clear();
+  for (Reply& reply : held) dispatch(std::move(reply));
 }
 
 double ServerLoop::next_hang() const {
@@ -77,6 +115,7 @@ void ServerLoop::log_hangs_until(double time) {
 }
 
 void ServerLoop::on_first_pull(int worker) {
+  first_pull_seen_[static_cast<size_t>(worker)] = true;
   inspector_.settle(worker);
   state_.protocol().on_pull_request(worker, *this);
   send_replies();
@@ -116,6 +155,8 @@ void ServerLoop::on_worker_gone(int worker, const std::string& error,
   }
   const auto w = static_cast<size_t>(worker);
   gone_[w] = true;
+  // Its update id stays owed, and is freed as if the reply had been sent.
+  std::erase_if(held_, [worker](const Reply& reply) { return reply.worker == worker; });
   const int leader = leader_of_[w];
   if (leader != protocol::kServer && !gone_[static_cast<size_t>(leader)]) {
     // Its update may be with its leader: the buffer is freed with the leader's merge.
@@ -165,14 +206,29 @@ void ServerLoop::send_replies() {
     owed_[w] = id;
     leader_of_[w] = route.plan.send_to;
     gathering_[w] = route.plan.gather_from;
-    const double sent = now();
-    inspector_.expect(route.worker, sent);
     const auto relays = std::ranges::count(routes, route.worker, &ReplyBatch::Route::via);
-    engine_.send(Reply{route.worker, std::move(route.plan),
-                       snapshots_.at(state_.server().model(), version), version, id,
-                       state_.pool().buffer(id), state_.current_lr(), sent, route.via,
-                       static_cast<int>(relays)});
+    Reply reply{route.worker,
+                std::move(route.plan),
+                snapshots_.at(state_.server().model(), version),
+                version,
+                id,
+                state_.pool().buffer(id),
+                state_.current_lr(),
+                0,
+                route.via,
+                static_cast<int>(relays)};
+    if (draining_) {
+      held_.push_back(std::move(reply));
+    } else {
+      dispatch(std::move(reply));
+    }
   }
+}
+
+void ServerLoop::dispatch(Reply reply) {
+  reply.sent = now();
+  inspector_.expect(reply.worker, reply.sent);
+  engine_.send(std::move(reply));
 }
 
 bool ServerLoop::every_worker_gone() const {

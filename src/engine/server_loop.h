@@ -11,6 +11,13 @@
 //      does: the trace of the injection, written from the config. A hung worker says nothing,
 //      so noticing the silence is left to the StallInspector, as for a real hang.
 //   3. The engine stops its workers and calls `state().finish`.
+// Checkpoints (an engine that takes them passes a Checkpointer to `serve`) need a consistent cut
+// while workers run concurrently. When one is due the loop *drains*: it goes on handing every
+// message to the protocol, but holds back every pull reply the protocol makes, so the workers
+// come to rest one by one (`workers_at_rest`). Then the engine saves this loop's state (the
+// server state, the held replies and who owes what) with its own, and the loop sends the held
+// replies and goes on. A resumed loop starts from that state (`restore_state`) and sends the
+// held replies first.
 #pragma once
 
 #include <functional>
@@ -20,6 +27,7 @@
 
 #include "config/config.h"
 #include "data/dataset.h"
+#include "engine/checkpoint_schedule.h"
 #include "engine/engine.h"
 #include "engine/model_snapshots.h"
 #include "engine/reply_batch.h"
@@ -63,6 +71,18 @@ class ServerLoop : public protocol::Actions {
     virtual std::vector<int> close_leader(int leader) = 0;
   };
 
+  // What an engine that takes checkpoints does for `serve`.
+  class Checkpointer {
+   public:
+    virtual ~Checkpointer() = default;
+    virtual CheckpointSchedule& schedule() = 0;
+    // Called once the workers seemed at rest during a drain: the engine stops its clock, asks
+    // `loop.workers_at_rest` again at the time it stands at (no failure can come due while it
+    // stands) and, if so, saves its state with `loop.save_state()`. Returns whether it did;
+    // throws Interrupted after the checkpoint when a stop was asked for.
+    virtual bool take(ServerLoop& loop) = 0;
+  };
+
   // `clock` gives the engine's time in seconds since the run began; `describe_worker` names a
   // worker in stall and failure messages ("worker 2 (rank 3 on host node7)"); `remote`, the
   // server shards other processes hold (ServerState).
@@ -77,8 +97,9 @@ class ServerLoop : public protocol::Actions {
   void start();
   // Returns why the run stopped ("max_samples", "max_time", "target", or "stalled" when every
   // worker is gone). Throws StallError past `run.stall_timeout_s`, std::runtime_error when a
-  // worker reports an error.
-  std::string serve();
+  // worker reports an error. With a `checkpointer`, drains and has it take checkpoints when its
+  // schedule says so (and throws its Interrupted).
+  std::string serve(Checkpointer* checkpointer = nullptr);
 
   // What workers say, as the engine delivers it.
   void on_first_pull(int worker);
@@ -93,8 +114,30 @@ class ServerLoop : public protocol::Actions {
   // A member's update could not reach its leader, which is dead: the server drops it and
   // answers the member's pull itself.
   void on_orphaned_update(int member);
+  // An injected hang has begun and `worker` stopped for good. The engine's own notice (a real
+  // hang says nothing, and nothing but checkpoints hears of it): the worker's state may now be
+  // read from another thread.
+  void on_worker_silent(int worker) { silent_[static_cast<size_t>(worker)] = true; }
   // The id of the update `worker` owes the server, or -1.
   int owed_update(int worker) const { return owed_[static_cast<size_t>(worker)]; }
+
+  // Whether, at engine time `time`, every worker rests (its first pull arrived, its last update
+  // was handed to the protocol, nothing of it computed or travelling, no leader gathering: it
+  // waits for a reply, which is held back or which the protocol holds), is gone, or fell silent
+  // at its injected hang. A worker whose crash is due by `time` is waited for until it is
+  // reported gone, so that it no longer writes what a checkpoint reads.
+  bool workers_at_rest(double time) const;
+  // The loop's part of a checkpoint, taken while the workers rest: the server state, the
+  // replies held back (each with the model it carries, once per version), who owes which
+  // update, who leads whom, the gone and silent workers, the hangs not logged yet and the next
+  // evaluation's time.
+  nlohmann::json save_state() const;
+  // In place of `start`, into a loop built from the same config: the run goes on from `state`,
+  // its held replies sent by `release_replies`. Throws checkpoint::CheckpointError naming what
+  // does not fit.
+  void restore_state(const nlohmann::json& state);
+  // Sends the replies held back, now.
+  void release_replies();
 
   // protocol::Actions
   int64_t apply(const protocol::ApplyOrder& order) override {
@@ -116,9 +159,14 @@ class ServerLoop : public protocol::Actions {
   double next_hang() const;
   // Logs every injected hang that began by `time`, at its own time.
   void log_hangs_until(double time);
-  // Sends the replies made since the last call: before an apply and after each message.
+  // Sends the replies made since the last call: before an apply and after each message; holds
+  // them back while draining.
   void send_replies();
+  // Hands a reply to the engine: it leaves now, and from now on its update is awaited.
+  void dispatch(Reply reply);
   void release_owed(int worker);
+  // Drains once a checkpoint is due, and has `checkpointer` take it once the workers rest.
+  void checkpoint_when_due(Checkpointer& checkpointer, double time);
 
   const config::Config& config_;
   ServerState state_;
@@ -134,6 +182,11 @@ class ServerLoop : public protocol::Actions {
   std::vector<int> leader_of_;
   std::vector<std::vector<int>> gathering_;
   std::vector<const config::WorkerFailure*> hangs_ahead_;  // not logged yet, the next one last
+  std::vector<bool> first_pull_seen_;
+  std::vector<bool> silent_;
+  double next_evaluation_ = 0;
+  bool draining_ = false;
+  std::vector<Reply> held_;  // made while draining, in order: their `sent` is set when sent
 };
 
 }  // namespace hetps::engine

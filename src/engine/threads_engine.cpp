@@ -69,6 +69,7 @@ class ThreadsEngine::Link : public WorkerLink {
     engine_.inbox_.push(WorkerGone{worker_, error, stranded_members});
   }
   void wait_for_end() override {
+    engine_.inbox_.push(WentSilent{worker_});
     while (engine_.gate_.sleep_until(engine_.clock_at(kFarFuture))) {
     }
   }
@@ -99,6 +100,7 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
     member_mailboxes_.push_back(std::make_unique<Mailbox<MemberMessage>>());
   }
   model_arrives_.assign(static_cast<size_t>(workers), 0.0);
+  loop_states_.resize(static_cast<size_t>(workers));
 }
 
 ThreadsEngine::~ThreadsEngine() { stop_workers(); }
@@ -116,15 +118,33 @@ ThreadsEngine::Clock::time_point ThreadsEngine::clock_at(double seconds) const {
              std::chrono::duration<double>(std::min(seconds, kFarFuture)));
 }
 
-void ThreadsEngine::evaluate(ServerState& state, double time) {
+template <typename During>
+void ThreadsEngine::with_clock_stopped(During during) {
   frozen_at_.store(now());
   frozen_.store(true);
   gate_.pause();
   const auto begin = Clock::now();
-  state.evaluate(time);
+  during();
   paused_ += (Clock::now() - begin).count();  // before the thaw: time resumes where it stood
   frozen_.store(false);
   gate_.resume();
+}
+
+void ThreadsEngine::evaluate(ServerState& state, double time) {
+  with_clock_stopped([&] { state.evaluate(time); });
+}
+
+bool ThreadsEngine::take(ServerLoop& loop) {
+  bool taken = false;
+  with_clock_stopped([&] {
+    const double time = frozen_at_.load();
+    if (!loop.workers_at_rest(time)) return;
+    schedule_->taken(time);
+    checkpoints_->save(save_state(time), time);
+    taken = true;
+    if (schedule_->stop_asked()) throw Interrupted(time);
+  });
+  return taken;
 }
 
 void ThreadsEngine::calibrate() {
@@ -140,11 +160,8 @@ void ThreadsEngine::calibrate() {
                        0.0);
 }
 
-metrics::Summary ThreadsEngine::run() {
-  const auto wall_start = Clock::now();
+void ThreadsEngine::warn_of_shared_cores() {
   const int workers = config_.cluster.workers;
-  if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
-  calibrate();
   // The server's thread counts too: it applies updates while the workers compute.
   const unsigned cores = std::thread::hardware_concurrency();
   const auto busy_threads = static_cast<unsigned>(workers * config_.run.threads_per_worker + 1);
@@ -157,13 +174,40 @@ metrics::Summary ThreadsEngine::run() {
                                   workers, config_.run.threads_per_worker, cores)}}},
         0.0);
   }
+}
+
+bool ThreadsEngine::failed_before(int worker, double time) const {
+  const config::WorkerFailure* failure = failure_of(config_.cluster, worker);
+  return failure != nullptr && failure->time <= time;
+}
+
+metrics::Summary ThreadsEngine::run(const RunCheckpoints& checkpoints) {
+  wall_start_ = Clock::now();
+  const int workers = config_.cluster.workers;
+  if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
+  checkpoints_ = &checkpoints;
+  schedule_.emplace(checkpoints, config_.run.checkpoint_interval);
+  const bool resumed = checkpoints.resume_from != nullptr;
+  double resumed_at = 0;
+  if (resumed) {
+    resumed_at = restore_state(*checkpoints.resume_from);
+  } else {
+    calibrate();
+    warn_of_shared_cores();
+  }
   const PreciseWakeups on_time;  // the server's replies leave on time too
-  start_ = Clock::now();
-  loop_.start();
-  for (int w = 0; w < workers; ++w) threads_.emplace_back([this, w] { worker_main(w); });
-  const std::string stop_reason = loop_.serve();
+  start_ = Clock::now() -
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(resumed_at));
+  if (!resumed) loop_.start();
+  for (int w = 0; w < workers; ++w) {
+    if (resumed && failed_before(w, resumed_at)) continue;
+    loop_states_[static_cast<size_t>(w)].resumed = resumed;
+    threads_.emplace_back([this, w] { worker_main(w); });
+  }
+  if (resumed) loop_.release_replies();
+  const std::string stop_reason = loop_.serve(schedule_->enabled() ? this : nullptr);
   stop_workers();
-  metrics::Summary summary = loop_.state().finish(now(), stop_reason, "threads", wall_start);
+  metrics::Summary summary = loop_.state().finish(now(), stop_reason, "threads", wall_start_);
   publish_timeline(timeline_, delays_.cluster(), summary.total_time, listener_, summary);
   return summary;
 }
@@ -189,6 +233,8 @@ void ThreadsEngine::serve_one(double deadline, ServerLoop& server) {
     server.on_worker_gone(gone->worker, gone->error, gone->stranded_members);
   } else if (const auto* orphaned = std::get_if<OrphanedUpdate>(&*message)) {
     server.on_orphaned_update(orphaned->member);
+  } else if (const auto* silent = std::get_if<WentSilent>(&*message)) {
+    server.on_worker_silent(silent->worker);
   } else {
     const auto& ready = std::get<UpdateReady>(*message);
     server.on_update(ready.info, ready.bytes);
@@ -215,7 +261,8 @@ void ThreadsEngine::worker_main(int worker) {
   if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
   Link link(*this, worker);
   run_worker(*workers_[static_cast<size_t>(worker)], delays_, link,
-             failure_of(config_.cluster, worker), timeline_.worker(worker));
+             failure_of(config_.cluster, worker), timeline_.worker(worker),
+             loop_states_[static_cast<size_t>(worker)]);
 }
 
 bool ThreadsEngine::sleep_until(double seconds) {

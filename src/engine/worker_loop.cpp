@@ -19,9 +19,8 @@ constexpr double kNever = std::numeric_limits<double>::infinity();
 // Trains until the run is over (returns true) or the worker's failure time (false). A leader
 // that stops there leaves in `held` the members whose updates it took with it.
 bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link, double fails_at,
-          metrics::WorkerActivity& activity, std::vector<int>& held) {
+          metrics::WorkerActivity& activity, WorkerLoopState& state, std::vector<int>& held) {
   const int worker = trainer.id();
-  int64_t pushes = 0;
   // How far this worker's real clock runs behind the cluster model's: a sleep ends late (the OS
   // wakes a thread 50-150 us after its deadline on a busy machine), and counting the next
   // injected delay from the deadline instead of from the wake-up keeps those overshoots from
@@ -78,7 +77,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     return std::nullopt;
   };
 
-  link.ask_first_pull();
+  if (!state.resumed) link.ask_first_pull();
   for (;;) {
     std::optional<PulledModel> reply = link.receive(fails_at);
     if (!reply) {
@@ -104,7 +103,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     info.worker = worker;
     info.kind = reply->plan.kind;
     info.base_version = reply->version;
-    info.clock = ++pushes;
+    info.clock = ++state.pushes;
     info.steps = result.steps;
     info.samples = result.samples;
     info.train_loss = result.mean_loss;
@@ -142,10 +141,13 @@ const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, in
 }
 
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-                const config::WorkerFailure* failure, metrics::WorkerActivity& activity) {
+                const config::WorkerFailure* failure, metrics::WorkerActivity& activity,
+                WorkerLoopState& state) {
   std::vector<int> held;
   try {
-    if (work(trainer, delays, link, failure ? failure->time : kNever, activity, held)) return;
+    if (work(trainer, delays, link, failure ? failure->time : kNever, activity, state, held)) {
+      return;
+    }
     activity.stop_at(failure->time);
     if (failure->kind == "crash") {
       link.report_gone("", held);

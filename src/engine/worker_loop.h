@@ -77,14 +77,32 @@ class WorkerLink {
   // Tells the server this worker is gone: `error` is empty for an injected crash, and
   // `stranded_members` are the members whose updates a leader held and takes with it.
   virtual void report_gone(const std::string& error, const std::vector<int>& stranded_members) = 0;
-  // Returns once the run is over.
+  // A hung worker's silence: returns once the run is over.
   virtual void wait_for_end() = 0;
 };
 
+// What a worker's loop carries from round to round beyond its trainer, for checkpoints. The
+// engine owns it; the worker's thread writes it, and another thread reads it only once the
+// worker rests (waits for a reply with nothing of its own computed or travelling) and the
+// engine learned so through a message sent after the write.
+struct WorkerLoopState {
+  int64_t pushes = 0;  // updates sent so far: the last one's UpdateInfo::clock
+  // The run continues from a checkpoint, where the worker waited for a reply: it waits for it
+  // again instead of asking for a first pull.
+  bool resumed = false;
+};
+
 // Runs worker `trainer` until the run ends, its injected `failure` (may be null) or an error,
-// recording where its time goes into `activity`.
+// recording where its time goes into `activity`, from `state` on.
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-                const config::WorkerFailure* failure, metrics::WorkerActivity& activity);
+                const config::WorkerFailure* failure, metrics::WorkerActivity& activity,
+                WorkerLoopState& state);
+// A worker of a run that starts from scratch and takes no checkpoints (mpi).
+inline void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
+                       const config::WorkerFailure* failure, metrics::WorkerActivity& activity) {
+  WorkerLoopState fresh;
+  run_worker(trainer, delays, link, failure, activity, fresh);
+}
 
 // The failure `cluster.failures` injects into `worker`, or null.
 const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, int worker);

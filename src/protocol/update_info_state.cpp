@@ -5,7 +5,9 @@
 
 namespace hetps::protocol {
 
-namespace {
+const char* update_kind_name(UpdateKind kind) {
+  return kind == UpdateKind::Gradient ? "gradient" : "delta";
+}
 
 UpdateKind update_kind_named(const std::string& name) {
   if (name == "gradient") return UpdateKind::Gradient;
@@ -13,12 +15,10 @@ UpdateKind update_kind_named(const std::string& name) {
   throw std::invalid_argument("update kind '" + name + "': expected \"gradient\" or \"delta\"");
 }
 
-}  // namespace
-
 void to_json(nlohmann::json& out, const UpdateInfo& info) {
   out = {{"id", info.id},
          {"worker", info.worker},
-         {"kind", info.kind == UpdateKind::Gradient ? "gradient" : "delta"},
+         {"kind", update_kind_name(info.kind)},
          {"base_version", info.base_version},
          {"clock", info.clock},
          {"steps", info.steps},

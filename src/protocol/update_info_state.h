@@ -6,11 +6,18 @@
 //   UpdateInfo back = saved.get<UpdateInfo>();       // from_json: the same fields, bit for bit
 #pragma once
 
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "protocol/protocol.h"
 
 namespace hetps::protocol {
+
+// An update kind as checkpoints name it: "gradient" or "delta"; `update_kind_named` throws
+// std::invalid_argument for any other name.
+const char* update_kind_name(UpdateKind kind);
+UpdateKind update_kind_named(const std::string& name);
 
 void to_json(nlohmann::json& out, const UpdateInfo& info);
 // Throws nlohmann::json::exception for a missing field or one of the wrong type, and

@@ -13,9 +13,12 @@
 #include <algorithm>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "cli/hetps_process.h"
 
@@ -160,6 +163,46 @@ TEST_F(ResumeTest, ACheckpointOfAnotherConfigIsRefused) {
   const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
   EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
   EXPECT_THAT(resumed.output, HasSubstr("was taken by a run with another config than"));
+}
+
+// On threads real time does not repeat, so the resumed run is not the uninterrupted one bit for
+// bit; it spends the budget exactly as that run does, and its log goes on from the checkpoint's
+// time and version.
+TEST(Resume, AThreadsRunStoppedBySigintResumesToItsBudget) {
+  const ScratchDir scratch;
+  const Outcome reference = run_hetps(checkpointed_run(
+      {"train", "--quiet", "--out", (scratch / "reference").string(), "--set", "engine=threads"}));
+  ASSERT_EQ(reference.exit_code, 0) << reference.output;
+  const auto uninterrupted =
+      nlohmann::json::parse(read_file(scratch / "reference" / "summary.json"));
+  const auto run = scratch / "threads";
+  const int status = interrupt_after_checkpoints(
+      checkpointed_run({"train", "--quiet", "--out", run.string(), "--set", "engine=threads"}), run,
+      1, scratch / "interrupted.out");
+  ASSERT_EQ(status, 130) << read_file(scratch / "interrupted.out");
+  const size_t lines_before = std::ranges::count(read_file(run / "log.jsonl"), '\n');
+
+  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  const auto summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  EXPECT_EQ(summary.at("engine"), "threads");
+  EXPECT_EQ(summary.at("stop_reason"), "max_samples");
+  // Whole BSP rounds: the budget's 60000 samples rounded up to a round, as the uninterrupted run.
+  EXPECT_GE(summary.at("samples").get<int64_t>(), 60000);
+  EXPECT_EQ(summary.at("samples"), uninterrupted.at("samples"));
+  std::istringstream log(read_file(run / "log.jsonl"));
+  double time = -1;
+  int64_t version = -1;
+  size_t lines = 0;
+  for (std::string line; std::getline(log, line); ++lines) {
+    const auto record = nlohmann::json::parse(line);
+    if (record.at("type") != "eval") continue;
+    EXPECT_GT(record.at("time").get<double>(), time) << line;
+    EXPECT_GE(record.at("updates").get<int64_t>(), version) << line;
+    time = record.at("time").get<double>();
+    version = record.at("updates").get<int64_t>();
+  }
+  EXPECT_GT(lines, lines_before) << "the resumed run appends to the log";
 }
 
 TEST(Resume, MisuseIsRefusedByName) {

@@ -40,8 +40,18 @@ class LeaderRounds : public protocol::Protocol {
     waiting_[c].erase(worker);
     answer_when_complete(c, actions);
   }
-  nlohmann::json save_state() const override { return {{"split", split_}}; }
-  void restore_state(const nlohmann::json&) override {}
+  // Its whole state, so that a run of it resumes from a checkpoint.
+  nlohmann::json save_state() const override {
+    return {{"split", split_},
+            {"rounds", rounds_},
+            {"communities", communities_},
+            {"waiting", waiting_}};
+  }
+  void restore_state(const nlohmann::json& state) override {
+    rounds_ = state.at("rounds").get<std::vector<int>>();
+    communities_ = state.at("communities").get<std::vector<std::vector<int>>>();
+    waiting_ = state.at("waiting").get<std::vector<std::set<int>>>();
+  }
 
   // Known as "leader_rounds" while the registration lives.
   static protocol::ProtocolRegistration registration() {
