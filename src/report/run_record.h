@@ -44,20 +44,20 @@ using metrics::kActivities;
 
 // A row of timeline.csv: worker `worker` did `activity` from `start` to `end` (seconds of the
 // engine's clock, log.jsonl's `time`) in its `cycle`-th round (from 1).
-struct ActivityInterval {
+struct TimelineRow {
   int worker = 0;
   int64_t cycle = 0;
   Activity activity = Activity::kWait;
   double start = 0;
   double end = 0;
 
-  bool operator==(const ActivityInterval&) const = default;
+  bool operator==(const TimelineRow&) const = default;
 };
 
 // Where each worker spent its time. Between two of a worker's intervals it was not sampled
 // (or had no reply yet, or had stopped): a gap is never an activity.
 struct RunTimeline {
-  std::vector<ActivityInterval> intervals;  // by worker, then start; a worker's never overlap
+  std::vector<TimelineRow> intervals;  // by worker, then start; a worker's never overlap
   // Every how many cycles of a worker the engine kept, bounding its memory: the largest stride
   // of any worker (1: every cycle), after the first `whole_cycles` of each sampled worker.
   int64_t cycle_stride = 1;

@@ -33,7 +33,7 @@ class ColumnGrid {
   }
 
   // Adds the part of `interval` inside the window to the columns it covers.
-  void fill(LaneColumns& lane, const ActivityInterval& interval) const {
+  void fill(LaneColumns& lane, const TimelineRow& interval) const {
     const double from = std::max(interval.start, start_);
     const double to = std::min(interval.end, end_);
     if (to <= from) return;
@@ -74,7 +74,7 @@ void add_lane_bars(const ColumnGrid& grid, int worker, const LaneColumns& lane,
 
 }  // namespace
 
-std::vector<TimelineBar> timeline_bars(const std::vector<ActivityInterval>& intervals, double start,
+std::vector<TimelineBar> timeline_bars(const std::vector<TimelineRow>& intervals, double start,
                                        double end, int columns) {
   std::vector<TimelineBar> bars;
   if (!(end > start) || columns < 1) return bars;
@@ -82,7 +82,7 @@ std::vector<TimelineBar> timeline_bars(const std::vector<ActivityInterval>& inte
   for (auto first = intervals.begin(); first != intervals.end();) {
     const int worker = first->worker;
     const auto last = std::find_if(first, intervals.end(),
-                                   [&](const ActivityInterval& i) { return i.worker != worker; });
+                                   [&](const TimelineRow& i) { return i.worker != worker; });
     LaneColumns lane(grid.columns());
     for (auto interval = first; interval != last; ++interval) grid.fill(lane, *interval);
     add_lane_bars(grid, worker, lane, bars);

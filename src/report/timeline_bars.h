@@ -25,7 +25,7 @@ struct TimelineBar {
 
 // The bars of `intervals` (by worker, then start) over [start, end) on `columns` columns: by
 // worker, then start.
-std::vector<TimelineBar> timeline_bars(const std::vector<ActivityInterval>& intervals, double start,
+std::vector<TimelineBar> timeline_bars(const std::vector<TimelineRow>& intervals, double start,
                                        double end, int columns);
 
 }  // namespace hetps::report

@@ -17,9 +17,9 @@ constexpr const char* kTimelineHeader = "worker,cycle,activity,start_s,end_s";
 
 // The cells of one row, each read as its column requires, naming the file and line in every
 // error.
-class TimelineRow {
+class CsvLine {
  public:
-  TimelineRow(const std::filesystem::path& file, int line, const std::string& text)
+  CsvLine(const std::filesystem::path& file, int line, const std::string& text)
       : where_(fmt::format("{}:{}", file.string(), line)) {
     try {
       cells_ = split_csv_line(text);
@@ -32,8 +32,8 @@ class TimelineRow {
     }
   }
 
-  ActivityInterval interval(int workers) const {
-    ActivityInterval interval;
+  TimelineRow interval(int workers) const {
+    TimelineRow interval;
     const int64_t worker = whole(0, "worker", 0);
     if (worker >= workers) {
       throw ReportInputError(fmt::format(
@@ -92,15 +92,15 @@ class TimelineRow {
 
 // Whether `next` may follow `previous` in the file: by worker, then start, a worker's intervals
 // never overlapping and its cycles never going back.
-bool in_order(const ActivityInterval& previous, const ActivityInterval& next) {
+bool in_order(const TimelineRow& previous, const TimelineRow& next) {
   if (next.worker != previous.worker) return next.worker > previous.worker;
   return next.start >= previous.end && next.cycle >= previous.cycle;
 }
 
 }  // namespace
 
-std::optional<std::vector<ActivityInterval>> read_timeline_file(const std::filesystem::path& file,
-                                                                int workers) {
+std::optional<std::vector<TimelineRow>> read_timeline_file(const std::filesystem::path& file,
+                                                           int workers) {
   if (!std::filesystem::exists(file)) return std::nullopt;
   std::ifstream in(file);
   if (!in) throw ReportInputError(fmt::format("{}: unreadable", file.string()));
@@ -110,12 +110,12 @@ std::optional<std::vector<ActivityInterval>> read_timeline_file(const std::files
     throw ReportInputError(fmt::format("{}:1: expected the header \"{}\", got \"{}\"",
                                        file.string(), kTimelineHeader, text));
   }
-  std::vector<ActivityInterval> intervals;
+  std::vector<TimelineRow> intervals;
   for (int line = 2; std::getline(in, text); ++line) {
-    const TimelineRow row(file, line, text);
-    const ActivityInterval interval = row.interval(workers);
+    const CsvLine row(file, line, text);
+    const TimelineRow interval = row.interval(workers);
     if (!intervals.empty() && !in_order(intervals.back(), interval)) {
-      const ActivityInterval& previous = intervals.back();
+      const TimelineRow& previous = intervals.back();
       throw ReportInputError(fmt::format(
           "{}: worker {} cycle {} from {} s follows worker {} cycle {} until {} s; rows must be "
           "sorted by worker, then start, a worker's intervals never overlapping nor its cycles "

@@ -20,7 +20,7 @@ inline constexpr const char* kTimelineFile = "timeline.csv";
 // cycle below 1, an unknown activity, a time that is not a finite number >= 0, an end before
 // its start, or rows out of order (by worker, then start; a worker's intervals never overlap
 // and its cycles never go back).
-std::optional<std::vector<ActivityInterval>> read_timeline_file(const std::filesystem::path& file,
-                                                                int workers);
+std::optional<std::vector<TimelineRow>> read_timeline_file(const std::filesystem::path& file,
+                                                           int workers);
 
 }  // namespace hetps::report

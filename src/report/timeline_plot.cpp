@@ -68,7 +68,7 @@ void write_timeline_data(const EntryTimeline& timeline, size_t index,
                          const std::filesystem::path& directory) {
   CsvFile csv(directory / (timeline_plot_name(index) + ".csv"),
               {"worker", "cycle", "activity", "start_s", "end_s"});
-  for (const ActivityInterval& interval : timeline.intervals) {
+  for (const TimelineRow& interval : timeline.intervals) {
     csv.row({fmt::format("{}", interval.worker), fmt::format("{}", interval.cycle),
              std::string(activity_name(interval.activity)), seconds_text(interval.start),
              seconds_text(interval.end)});

@@ -26,31 +26,30 @@ std::optional<double> window_seconds(std::string_view text) {
 
 // The mean time between the starts of one worker's kept cycles [first, last), the cycles it did
 // not keep counted; a worker that kept one cycle: that cycle's span.
-double mean_cycle(std::vector<ActivityInterval>::const_iterator first,
-                  std::vector<ActivityInterval>::const_iterator last) {
-  const ActivityInterval& final_cycle_start = *std::find_if(
-      first, last, [&](const ActivityInterval& i) { return i.cycle == (last - 1)->cycle; });
+double mean_cycle(std::vector<TimelineRow>::const_iterator first,
+                  std::vector<TimelineRow>::const_iterator last) {
+  const TimelineRow& final_cycle_start = *std::find_if(
+      first, last, [&](const TimelineRow& i) { return i.cycle == (last - 1)->cycle; });
   if (final_cycle_start.cycle == first->cycle) return (last - 1)->end - first->start;
   return (final_cycle_start.start - first->start) /
          static_cast<double>(final_cycle_start.cycle - first->cycle);
 }
 
-double slowest_mean_cycle(const std::vector<ActivityInterval>& intervals) {
+double slowest_mean_cycle(const std::vector<TimelineRow>& intervals) {
   double slowest = 0;
   for (auto first = intervals.begin(); first != intervals.end();) {
-    const auto last = std::find_if(first, intervals.end(), [&](const ActivityInterval& i) {
-      return i.worker != first->worker;
-    });
+    const auto last = std::find_if(first, intervals.end(),
+                                   [&](const TimelineRow& i) { return i.worker != first->worker; });
     slowest = std::max(slowest, mean_cycle(first, last));
     first = last;
   }
   return slowest;
 }
 
-std::vector<ActivityInterval> cut_to_window(const std::vector<ActivityInterval>& intervals,
-                                            double start, double end) {
-  std::vector<ActivityInterval> inside;
-  for (ActivityInterval interval : intervals) {
+std::vector<TimelineRow> cut_to_window(const std::vector<TimelineRow>& intervals, double start,
+                                       double end) {
+  std::vector<TimelineRow> inside;
+  for (TimelineRow interval : intervals) {
     interval.start = std::max(interval.start, start);
     interval.end = std::min(interval.end, end);
     if (interval.end > interval.start) inside.push_back(interval);
@@ -84,7 +83,7 @@ TimelineWindow parse_timeline_window(std::string_view text) {
 }
 
 EntryTimeline entry_timeline(const RunRecord& run, const std::optional<TimelineWindow>& chosen) {
-  const std::vector<ActivityInterval>& intervals = run.timeline.value().intervals;
+  const std::vector<TimelineRow>& intervals = run.timeline.value().intervals;
   const double run_end = run.summary.total_time;
   EntryTimeline timeline{&run, 0, run_end, chosen.has_value(), {}};
   if (chosen) {

@@ -34,7 +34,7 @@ struct EntryTimeline {
   bool chosen = false;  // by the user; else the default
   // The run's intervals inside the window, cut at its edges, in the file's order; those that
   // would be empty once cut are left out.
-  std::vector<ActivityInterval> intervals;
+  std::vector<TimelineRow> intervals;
 };
 
 // The timeline of `run` (which recorded one) over `chosen`, or over the default window: from 0

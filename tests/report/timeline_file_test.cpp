@@ -54,13 +54,12 @@ TEST(TimelineFileTest, ReadsEveryRowOfTheFixturesTimeline) {
   ASSERT_EQ(runs.size(), 1u);
   ASSERT_TRUE(runs[0].timeline.has_value());
   const std::vector<std::string> lines = lines_of(directory / "timeline.csv");
-  const std::vector<ActivityInterval>& intervals = runs[0].timeline->intervals;
+  const std::vector<TimelineRow>& intervals = runs[0].timeline->intervals;
   ASSERT_EQ(intervals.size(), lines.size() - 1);
   for (size_t i = 0; i < intervals.size(); ++i) {
     const std::vector<std::string> cells = cells_of(lines[i + 1]);
-    const ActivityInterval expected{std::stoi(cells[0]), std::stoll(cells[1]),
-                                    *activity_named(cells[2]), std::stod(cells[3]),
-                                    std::stod(cells[4])};
+    const TimelineRow expected{std::stoi(cells[0]), std::stoll(cells[1]), *activity_named(cells[2]),
+                               std::stod(cells[3]), std::stod(cells[4])};
     EXPECT_EQ(intervals[i], expected) << "line " << i + 2;
   }
   EXPECT_EQ(runs[0].timeline->cycle_stride, 1);

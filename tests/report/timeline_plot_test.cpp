@@ -26,14 +26,13 @@ constexpr Activity kCompute = Activity::kCompute;
 constexpr Activity kWait = Activity::kWait;
 
 TEST(TimelineBarsTest, AnIntervalOnColumnEdgesIsOneBarWithItsEdges) {
-  const std::vector<ActivityInterval> intervals = {{0, 1, kCompute, 0.25, 0.75}};
+  const std::vector<TimelineRow> intervals = {{0, 1, kCompute, 0.25, 0.75}};
   const std::vector<TimelineBar> expected = {{0, kCompute, 0.25, 0.75}};
   EXPECT_EQ(timeline_bars(intervals, 0, 1, 4), expected);
 }
 
 TEST(TimelineBarsTest, AdjacentIntervalsOfOneActivityAreOneBar) {
-  const std::vector<ActivityInterval> intervals = {{0, 1, kCompute, 0, 0.5},
-                                                   {0, 2, kCompute, 0.5, 1}};
+  const std::vector<TimelineRow> intervals = {{0, 1, kCompute, 0, 0.5}, {0, 2, kCompute, 0.5, 1}};
   const std::vector<TimelineBar> expected = {{0, kCompute, 0, 1}};
   EXPECT_EQ(timeline_bars(intervals, 0, 1, 8), expected);
 }
@@ -53,7 +52,7 @@ TEST(TimelineBarsTest, AColumnMostlyUnrecordedShowsNothing) {
 }
 
 TEST(TimelineBarsTest, OnlyTheWindowIsDrawn) {
-  const std::vector<ActivityInterval> intervals = {{0, 1, kCompute, 0, 4}, {0, 2, kWait, 4, 8}};
+  const std::vector<TimelineRow> intervals = {{0, 1, kCompute, 0, 4}, {0, 2, kWait, 4, 8}};
   const std::vector<TimelineBar> expected = {{0, kCompute, 2, 4}, {0, kWait, 4, 6}};
   EXPECT_EQ(timeline_bars(intervals, 2, 6, 4), expected);
 }
@@ -68,7 +67,7 @@ TEST(TimelinePlotTest, TheCsvHoldsTheIntervalsInTheWindow) {
   const auto written = read_timeline_file(scratch / "timeline-2.csv", 2);
   ASSERT_TRUE(written.has_value());
   EXPECT_EQ(*written, timeline.intervals);
-  for (const ActivityInterval& interval : *written) {
+  for (const TimelineRow& interval : *written) {
     EXPECT_GE(interval.start, 0.35);
     EXPECT_LE(interval.end, 1.05);
   }

@@ -83,7 +83,7 @@ TEST(TimelineWindowTest, IntervalsCrossingTheEdgesAreCutThere) {
   EXPECT_TRUE(timeline.chosen);
   EXPECT_EQ(timeline.start, 0.5);
   EXPECT_EQ(timeline.end, 1.125);
-  const std::vector<ActivityInterval> expected = {
+  const std::vector<TimelineRow> expected = {
       {0, 1, Activity::kCompute, 0.5, 0.875},
       {0, 1, Activity::kCommunicate, 0.875, 1.0},
       {0, 2, Activity::kWait, 1.0, 1.125},
@@ -95,8 +95,8 @@ TEST(TimelineWindowTest, AWindowWithoutEndRunsToTheRunsEnd) {
   const RunRecord run = run_with_cycles({1.0}, 2, 2.0);
   const EntryTimeline timeline = entry_timeline(run, TimelineWindow{1.75, std::nullopt});
   EXPECT_EQ(timeline.end, 2.0);
-  const std::vector<ActivityInterval> expected = {{0, 2, Activity::kCompute, 1.75, 1.875},
-                                                  {0, 2, Activity::kCommunicate, 1.875, 2.0}};
+  const std::vector<TimelineRow> expected = {{0, 2, Activity::kCompute, 1.75, 1.875},
+                                             {0, 2, Activity::kCommunicate, 1.875, 2.0}};
   EXPECT_EQ(timeline.intervals, expected);
   const EntryTimeline after = entry_timeline(run, TimelineWindow{5, std::nullopt});
   EXPECT_EQ(after.end, 5);
