@@ -94,10 +94,18 @@ void write_compare_report(const std::filesystem::path& comparison,
   try {
     fmt::print("report: {}\n", write_report({comparison}, comparison / "report", options).string());
   } catch (const std::exception& error) {
+    // The hint repeats the window asked for, so the report it writes is the one asked for.
+    std::string window;
+    if (options.timeline_window) {
+      window = fmt::format(" --timeline-window {}:{}", options.timeline_window->start,
+                           options.timeline_window->end
+                               ? fmt::format("{}", *options.timeline_window->end)
+                               : std::string());
+    }
     fmt::print(std::cerr,
                "hetps compare: warning: the report was not written: {}\n"
-               "The comparison is complete; to write its report, run: hetps report {}\n",
-               error.what(), comparison.string());
+               "The comparison is complete; to write its report, run: hetps report {}{}\n",
+               error.what(), comparison.string(), window);
   }
 }
 

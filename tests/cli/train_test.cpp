@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -211,11 +214,31 @@ TEST(Compare, QuietPrintsTheTableOnly) {
   EXPECT_THAT(outcome.output, HasSubstr("\nbsp "));
   EXPECT_THAT(outcome.output, HasSubstr("\nasp "));
   EXPECT_THAT(outcome.output,
-              ::testing::EndsWith("\nruns and summary.csv in " + out.string() + "\nreport: " +
-                                  (out / "report" / "report.html").string() + "\n"));
+              ::testing::EndsWith("\nruns and summary.csv in " + out.string() +
+                                  "\nreport: " + (out / "report" / "report.html").string() + "\n"));
   // The header, its rule, two rows, a blank line, where the files are and the report: no
   // progress lines.
   EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 7) << outcome.output;
+}
+
+// A report that fails (here a gnuplot that always fails) leaves the comparison done, and the
+// command it suggests writes the report that was asked for: with the same timeline window.
+TEST(Compare, AFailedReportsHintRepeatsTheTimelineWindow) {
+  const ScratchDir scratch;
+  std::filesystem::create_directories(scratch / "bin");
+  const auto gnuplot = scratch / "bin" / "gnuplot";
+  std::ofstream(gnuplot) << "#!/bin/sh\nexit 3\n";
+  std::filesystem::permissions(gnuplot, std::filesystem::perms::owner_all);
+  const std::string path = std::getenv("PATH");
+  setenv("PATH", ((scratch / "bin").string() + ":" + path).c_str(), 1);
+  const auto out = scratch / "cmp";
+  const Outcome outcome = run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out",
+                                              out.string(), "--timeline-window", "1.5:2"}));
+  setenv("PATH", path.c_str(), 1);
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("warning: the report was not written"));
+  EXPECT_THAT(outcome.output,
+              HasSubstr("run: hetps report " + out.string() + " --timeline-window 1.5:2\n"));
 }
 
 TEST(Compare, ForceRefusesWhatIsNotAComparison) {
