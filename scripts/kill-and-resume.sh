@@ -53,12 +53,18 @@ for ((trial = 1; trial <= trials; trial++)); do
     -v now="$(date +%s.%N)" 'BEGIN { srand(seed); left = total - (now - started);
       if (left < 0) left = 0; printf "%.3f", rand() * left }')
   sleep "$delay"
-  if ! kill -KILL "$pid" 2> /dev/null || [[ -f $run/summary.json ]]; then
-    if ! wait "$pid"; then
-      echo "trial $trial: the run failed before it could be killed:"
-      cat "$run.out"
-      exit 1
-    fi
+  killed=true
+  kill -KILL "$pid" 2> /dev/null || killed=false
+  status=0
+  wait "$pid" 2> /dev/null || status=$?
+  # A run that wrote its summary had finished its work, even when the kill caught it on its
+  # way out (exit 137); one that exited with an error, or by itself without a summary, failed.
+  if ((status != 0 && status != 137)) || { ! $killed && [[ ! -f $run/summary.json ]]; }; then
+    echo "trial $trial: the run failed before it could be killed (exit $status):"
+    cat "$run.out"
+    exit 1
+  fi
+  if [[ -f $run/summary.json ]]; then
     retries=$((retries + 1))
     if ((retries > trials)); then
       echo "kill-and-resume: the runs keep finishing before the kill; make them longer"
@@ -69,7 +75,6 @@ for ((trial = 1; trial <= trials; trial++)); do
     trial=$((trial - 1))
     continue
   fi
-  wait "$pid" 2> /dev/null || true
   checkpoints=$(ls "$run/checkpoints" | tr '\n' ' ')
   if ! "$hetps" train --quiet --resume "$run" >> "$run.out" 2>&1; then
     echo "trial $trial: FAILED to resume after a kill at +${delay} s (checkpoints: $checkpoints):"
