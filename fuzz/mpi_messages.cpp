@@ -18,6 +18,7 @@
 #include "mpi/wire/message_checks.h"
 #include "mpi/wire/message_error.h"
 #include "mpi/wire/shard_orders.h"
+#include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
 namespace {
@@ -89,8 +90,12 @@ void sparse_slice(std::span<const char> bytes) {
   check_sparse_slice(indices, indices.size(), {100, 900}, kSender);
 }
 
-constexpr std::array kMessages = {reply_header, relay_entry, update_header,   leader_update,
-                                  clock_state,  shard_order, worker_timeline, sparse_slice};
+// A worker's state for a checkpoint, or a resumed worker's part (kWorkerState, kResumeState).
+void worker_state(std::span<const char> bytes) { decode_state(bytes, kSender).dump(); }
+
+constexpr std::array kMessages = {reply_header,    relay_entry,  update_header,
+                                  leader_update,   clock_state,  shard_order,
+                                  worker_timeline, sparse_slice, worker_state};
 
 }  // namespace
 }  // namespace hetps::mpi

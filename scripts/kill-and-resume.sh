@@ -2,10 +2,13 @@
 # Issue 9's kill test: a training run killed with SIGKILL at a random moment, then resumed with
 # `hetps train --resume`, must end with the same log.jsonl and timeline.csv, byte for byte, as
 # the same run never interrupted (the simulator is deterministic), and the same summary except
-# its wall-clock seconds. With `--set engine=threads`, where real time does not repeat, the
-# resumed run must instead continue the interrupted one: the same stop reason and samples as
-# the uninterrupted run (the budget fixes them for bsp and asp), and a log whose evaluations
-# never go back in time, samples or updates across the seam.
+# its wall-clock seconds. With `--set engine=threads` or `--set engine=mpi`, where real time
+# does not repeat, the resumed run must instead continue the interrupted one: the same stop
+# reason and samples as the uninterrupted run (the budget fixes them for bsp and asp), and a
+# log whose evaluations never go back in time, samples or updates across the seam.
+# On mpi every run is an `mpiexec` job of one server rank and a rank per worker; the kill hits
+# one rank, chosen at random, which ends the whole job (OpenMPI has no fault tolerance), and
+# the job is started again with --resume, as docs/mpi.md tells users to.
 #
 #   scripts/kill-and-resume.sh HETPS_BINARY WORK_DIR [TRIALS] [--set KEY=VALUE ...]
 #
@@ -26,8 +29,33 @@ settings=(--set data.name=synthetic --set data.synthetic_train=2048 --set data.s
   --set train.max_samples=60000 --set train.eval_interval=0.5 --set cluster.workers=4
   --set 'cluster.speeds=[1,1,0.5,0.25]' --set run.checkpoint_interval=0.25 "$@")
 
-"$hetps" train --quiet --out "$work/reference" "${settings[@]}" > "$work/reference.out"
-reference_wall=$(sed -n 's/.*"wall_seconds": *\([0-9.e+-]*\).*/\1/p' "$work/reference/summary.json")
+engine=sim
+workers=4
+for setting in "${settings[@]}"; do
+  case $setting in
+    engine=*) engine=${setting#engine=} ;;
+    cluster.workers=*) workers=${setting#cluster.workers=} ;;
+  esac
+done
+# What starts hetps: on mpi, an mpiexec job (a prefix, not a function, so that `$!` is the pid
+# of what it starts and not of a subshell).
+launcher=()
+[[ $engine == mpi ]] && launcher=(mpiexec --oversubscribe --allow-run-as-root -np $((workers + 1)))
+# The process of the run in $1 to kill: on mpi one of its ranks, at random (mpiexec's command
+# line, which holds the same arguments, does not start with the binary); else $2.
+victim() {
+  if [[ $engine == mpi ]]; then
+    pgrep -f -- "^$hetps train --quiet --out $1 " | shuf -n 1
+  else
+    echo "$2"
+  fi
+}
+
+# The whole command's seconds, start-up included (on mpi, seconds of it before training).
+reference_started=$(date +%s.%N)
+"${launcher[@]}" "$hetps" train --quiet --out "$work/reference" "${settings[@]}" > "$work/reference.out"
+reference_wall=$(awk -v started="$reference_started" -v now="$(date +%s.%N)" \
+  'BEGIN { printf "%.3f", now - started }')
 
 without_wall() { grep -v '"wall_seconds"' "$1"; }
 summary_field() { sed -n "s/^ *\"$1\": *\([^,]*\),\{0,1\}$/\1/p" "$2"; }
@@ -37,15 +65,13 @@ evaluations_going_back() {
     awk 'NR > 1 && ($1 < s || $2 <= t || $3 < u) { print "evaluation " NR ": " $0 " after " s " " t " " u; exit }
          { s = $1; t = $2; u = $3 }'
 }
-engine=sim
-for setting in "$@"; do [[ $setting == engine=threads ]] && engine=threads; done
 
 failures=0
 retries=0
 for ((trial = 1; trial <= trials; trial++)); do
   run="$work/trial-$trial"
   started=$(date +%s.%N)
-  "$hetps" train --quiet --out "$run" "${settings[@]}" > "$run.out" 2>&1 &
+  "${launcher[@]}" "$hetps" train --quiet --out "$run" "${settings[@]}" > "$run.out" 2>&1 &
   pid=$!
   while [[ ! -d $run/checkpoints ]] && kill -0 "$pid" 2> /dev/null; do sleep 0.01; done
   # A random moment between the first checkpoint and the reference run's end.
@@ -54,12 +80,15 @@ for ((trial = 1; trial <= trials; trial++)); do
       if (left < 0) left = 0; printf "%.3f", rand() * left }')
   sleep "$delay"
   killed=true
-  kill -KILL "$pid" 2> /dev/null || killed=false
+  target=$(victim "$run" "$pid") || true  # none when the run just ended
+  [[ -n $target ]] && kill -KILL "$target" 2> /dev/null || killed=false
   status=0
   wait "$pid" 2> /dev/null || status=$?
   # A run that wrote its summary had finished its work, even when the kill caught it on its
-  # way out (exit 137); one that exited with an error, or by itself without a summary, failed.
-  if ((status != 0 && status != 137)) || { ! $killed && [[ ! -f $run/summary.json ]]; }; then
+  # way out; one that exited with an error, or by itself without a summary, failed. A killed
+  # process exits 137; mpiexec, whose rank was killed, reports it with a status of its own.
+  if { ! $killed && { ((status != 0)) || [[ ! -f $run/summary.json ]]; }; } ||
+    { $killed && [[ $engine != mpi ]] && ((status != 0 && status != 137)); }; then
     echo "trial $trial: the run failed before it could be killed (exit $status):"
     cat "$run.out"
     exit 1
@@ -76,7 +105,7 @@ for ((trial = 1; trial <= trials; trial++)); do
     continue
   fi
   checkpoints=$(ls "$run/checkpoints" | tr '\n' ' ')
-  if ! "$hetps" train --quiet --resume "$run" >> "$run.out" 2>&1; then
+  if ! "${launcher[@]}" "$hetps" train --quiet --resume "$run" >> "$run.out" 2>&1; then
     echo "trial $trial: FAILED to resume after a kill at +${delay} s (checkpoints: $checkpoints):"
     cat "$run.out"
     failures=$((failures + 1))

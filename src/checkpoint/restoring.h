@@ -30,4 +30,12 @@ void restoring(std::string_view part, Restore&& restore) {
   }
 }
 
+// An engine's state names the engine that saved it: another engine's is refused.
+inline void expect_engine(const nlohmann::json& state, std::string_view engine) {
+  if (state.at("engine") != engine) {
+    throw CheckpointError(
+        fmt::format("taken on engine {}, not {}", state.at("engine").dump(), engine));
+  }
+}
+
 }  // namespace hetps::checkpoint

@@ -71,8 +71,8 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
                          engine::RunListener& progress) {
   if (config.run.checkpoint_interval > 0) {
     throw UsageError(
-        "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` on engines sim "
-        "and threads does so far); leave it at 0");
+        "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` does); leave "
+        "it at 0");
   }
   std::filesystem::create_directories(dir);
   write_config(dir, config);

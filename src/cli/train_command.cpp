@@ -3,7 +3,8 @@
 // the mpirun job runs it: rank 0 alone writes the directory and prints, and a rank's failure
 // names the rank and host.
 // `hetps train --resume DIR [--quiet]`: continues the unfinished run in DIR from its newest
-// checkpoint. On `sim`, SIGINT and SIGTERM stop a run with a checkpoint (exit 130).
+// checkpoint (on mpi: `mpirun -np P hetps train --resume DIR`). SIGINT and SIGTERM stop a run
+// with a checkpoint (exit 130), but on mpi.
 #include <iostream>
 #include <memory>
 
@@ -49,19 +50,30 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
-// Only the simulator and the threads engine take checkpoints so far; elsewhere a signal ends the
-// run as it always did.
-bool takes_checkpoints(const config::Config& config) {
-  return config.engine == "sim" || config.engine == "threads";
-}
+// Under mpirun a signal reaches every rank, and mpirun kills the job soon after: rank 0 cannot
+// stop the others with a checkpoint. There signals keep their default action, and a stopped job
+// resumes from its last `run.checkpoint_interval` checkpoint.
+bool stops_with_a_checkpoint(const config::Config& config) { return config.engine != "mpi"; }
 
-// What a stop by signal says, once the engine has saved its checkpoint.
-RunInterrupted interrupted(const StopSignals& signals, const engine::Interrupted& stop,
-                           const std::filesystem::path& dir) {
-  return RunInterrupted(fmt::format(
-      "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
-      "train --resume {}",
-      signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
+// Runs `job` (given the flag a stop by signal sets) with SIGINT and SIGTERM turned into a
+// checkpoint where the engine allows; a stop by signal becomes RunInterrupted.
+template <typename Job>
+metrics::Summary stoppable(const config::Config& config, const std::filesystem::path& dir,
+                           ProgressDisplay& progress, Job job) {
+  if (!stops_with_a_checkpoint(config)) {
+    static const std::atomic<bool> never{false};
+    return job(never);
+  }
+  const StopSignals signals;
+  try {
+    return job(signals.requested());
+  } catch (const engine::Interrupted& stop) {
+    progress.finish();
+    throw RunInterrupted(fmt::format(
+        "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
+        "train --resume {}",
+        signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
+  }
 }
 
 void train_into_directory(const config::Config& config, const RunFlags& flags) {
@@ -70,24 +82,18 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
                         : std::filesystem::path(flags.out);
   StagedDirectory dir(out, "summary.json", flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
-  metrics::Summary summary;
-  if (takes_checkpoints(config)) {
-    const StopSignals signals;
-    try {
-      summary = run_checkpointed_job(config, dir, progress, signals.requested());
-    } catch (const engine::Interrupted& stop) {
-      progress.finish();
-      throw interrupted(signals, stop, dir.target());
-    }
-  } else {
-    summary = run_job(config, dir.path(), progress);
-    dir.commit();
-  }
+  const metrics::Summary summary =
+      stoppable(config, dir.target(), progress, [&](const std::atomic<bool>& stop) {
+        return run_checkpointed_job(config, dir, progress, stop);
+      });
   progress.finish();
   print_result(config, summary, dir.target(), flags.quiet);
 }
 
-void resume(const RunFlags& flags) {
+// The config of the run `flags.resume` names, after refusing what --resume does not take and a
+// directory that holds no unfinished run. On mpi every rank reads it: the run directory must be
+// at the same path on every host (a shared file system); only rank 0 reads the checkpoint.
+config::Config config_to_resume(const RunFlags& flags) {
   if (!flags.config_file.empty() || !flags.sets.empty() || !flags.out.empty() || flags.force) {
     throw UsageError(
         "--resume continues a run with the config it was started with, in its own directory: it "
@@ -105,24 +111,16 @@ void resume(const RunFlags& flags) {
   }
   RunFlags from_directory;
   from_directory.config_file = (dir / "config.toml").string();
-  const config::Config config = config::resolve(user_settings(from_directory));
-  check_names(config);
-  if (!takes_checkpoints(config)) {
-    throw UsageError(
-        fmt::format("--resume {}: engine \"{}\" takes no checkpoints yet (only sim and threads)",
-                    dir.string(), config.engine));
-  }
-  ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
-  const StopSignals signals;
-  metrics::Summary summary;
-  try {
-    summary = resume_job(config, dir, progress, signals.requested());
-  } catch (const engine::Interrupted& stop) {
-    progress.finish();
-    throw interrupted(signals, stop, dir);
-  }
+  return config::resolve(user_settings(from_directory));
+}
+
+void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {
+  ProgressDisplay progress(progress_style(quiet), config.run.name, config, std::cout);
+  const metrics::Summary summary = stoppable(
+      config, dir, progress,
+      [&](const std::atomic<bool>& stop) { return resume_job(config, dir, progress, stop); });
   progress.finish();
-  print_result(config, summary, dir, flags.quiet);
+  print_result(config, summary, dir, quiet);
 }
 
 // The ranks other than 0 of an mpi run: the same job, without outputs (rank 0 writes them).
@@ -135,18 +133,18 @@ void train_without_outputs(const config::Config& config) {
 }
 
 void train(const RunFlags& flags) {
-  if (!flags.resume.empty()) {
-    resume(flags);
-    return;
-  }
-  const config::Config config = config::resolve(user_settings(flags));
+  const bool resuming = !flags.resume.empty();
+  const config::Config config =
+      resuming ? config_to_resume(flags) : config::resolve(user_settings(flags));
   check_names(config);
   const bool primary = engine::is_primary_process(config);
   const auto job = [&] {
-    if (primary) {
-      train_into_directory(config, flags);
-    } else {
+    if (!primary) {
       train_without_outputs(config);
+    } else if (resuming) {
+      resume(config, flags.resume, flags.quiet);
+    } else {
+      train_into_directory(config, flags);
     }
   };
 #ifdef HETPS_WITH_MPI
@@ -166,8 +164,8 @@ void add_train_command(CLI::App& app) {
   add_run_flags(*command, *flags);
   command
       ->add_option("--resume", flags->resume,
-                   "Continue the unfinished run in DIR from its newest checkpoint (sim, threads; "
-                   "run.checkpoint_interval, SIGINT and SIGTERM take them)")
+                   "Continue the unfinished run in DIR from its newest checkpoint "
+                   "(run.checkpoint_interval takes them, and SIGINT and SIGTERM but on mpi)")
       ->type_name("DIR");
   command->callback([flags] { train(*flags); });
 }

@@ -48,9 +48,10 @@ class StallError : public std::runtime_error {
 // for a configuration the engine cannot run (naming the key), StallError for a stalled run.
 // On the mpi engine every rank calls it; only the primary process (see `is_primary_process`)
 // feeds `listener` and returns the run's summary, the others return an empty summary.
-// `checkpoints`: `sim` and `threads` take checkpoints and resume; the other engines refuse a
-// config or a call that asks for them (std::invalid_argument naming `run.checkpoint_interval`).
-// Throws Interrupted when `checkpoints.stop` stopped the run.
+// `checkpoints`: every engine takes checkpoints and resumes; on mpi only the primary process's
+// `checkpoints` count (its `save` receives every rank's state), and a config the engine cannot
+// checkpoint is refused (std::invalid_argument naming `run.checkpoint_interval`). Throws
+// Interrupted when `checkpoints.stop` stopped the run.
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener,
                      const RunCheckpoints& checkpoints = {});

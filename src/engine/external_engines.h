@@ -14,7 +14,7 @@ namespace hetps::engine {
 
 struct ExternalEngine {
   std::function<metrics::Summary(const config::Config&, const data::DataSplit&, const ModelSource&,
-                                 RunListener&)>
+                                 RunListener&, const RunCheckpoints&)>
       run;
   // See engine::is_primary_process.
   std::function<bool(const config::Config&)> is_primary_process;

@@ -45,14 +45,8 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
     ThreadsEngine engine(config, data, models, listener);
     return engine.run(checkpoints);
   }
-  if (config.run.checkpoint_interval > 0 || checkpoints.resume_from != nullptr) {
-    throw std::invalid_argument(
-        fmt::format("run.checkpoint_interval: checkpoints and --resume work on engines \"sim\" and "
-                    "\"threads\" only so far, not on \"{}\"",
-                    config.engine));
-  }
   if (const ExternalEngine* engine = find_external_engine(config.engine)) {
-    return engine->run(config, data, models, listener);
+    return engine->run(config, data, models, listener, checkpoints);
   }
   std::vector<std::string> available = {"sim", "threads"};
   for (const std::string& name : external_engine_names()) available.push_back(name);

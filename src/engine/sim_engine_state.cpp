@@ -100,10 +100,7 @@ nlohmann::json SimEngine::save_state() const {
 
 void SimEngine::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the simulator", [&] {
-    if (state.at("engine") != "sim") {
-      throw checkpoint::CheckpointError(
-          fmt::format("taken on engine {}, not sim", state.at("engine").dump()));
-    }
+    checkpoint::expect_engine(state, "sim");
     const auto& clocks = state.at("clocks");
     const auto& workers = state.at("workers");
     if (clocks.size() != clocks_.size() || workers.size() != workers_.size()) {

@@ -48,10 +48,7 @@ nlohmann::json ThreadsEngine::save_state(double time) {
 double ThreadsEngine::restore_state(const nlohmann::json& state) {
   double time = 0;
   checkpoint::restoring("the threads engine", [&] {
-    if (state.at("engine") != "threads") {
-      throw checkpoint::CheckpointError(
-          fmt::format("taken on engine {}, not threads", state.at("engine").dump()));
-    }
+    checkpoint::expect_engine(state, "threads");
     const nlohmann::json& workers = state.at("workers");
     const auto pushes = state.at("pushes").get<std::vector<int64_t>>();
     const nlohmann::json& unread_deaths = state.at("unread_deaths");

@@ -97,12 +97,6 @@ struct WorkerLoopState {
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
                 const config::WorkerFailure* failure, metrics::WorkerActivity& activity,
                 WorkerLoopState& state);
-// A worker of a run that starts from scratch and takes no checkpoints (mpi).
-inline void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
-                       const config::WorkerFailure* failure, metrics::WorkerActivity& activity) {
-  WorkerLoopState fresh;
-  run_worker(trainer, delays, link, failure, activity, fresh);
-}
 
 // The failure `cluster.failures` injects into `worker`, or null.
 const config::WorkerFailure* failure_of(const config::ClusterConfig& cluster, int worker);

@@ -11,15 +11,19 @@
 //                    update it will never merge: the member's id); at the end kTimeline (its
 //                    activity timeline, doubles: metrics::WorkerActivity::to_doubles; not sent
 //                    when run.timeline_intervals = 0) and kGoodbye (empty, the worker's last
-//                    message).
+//                    message); kWentSilent (empty: its injected hang began, the engine's own
+//                    notice, for checkpoints); kWorkerState (its state for a checkpoint, CBOR
+//                    bytes, the answer to a kStateRequest).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
 //                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every
 //                    worker's share, doubles; never in a leader's community); kMemberGone (a
 //                    member's id: do not wait for it); kClock
 //                    (RunClock::State: the server's clock stands still for an evaluation, or
-//                    runs on after it, run_clock.h); kStop (empty, the server's last message:
-//                    the run is over).
+//                    runs on after it, run_clock.h); kStateRequest (empty: send your state
+//                    for a checkpoint, rank_checkpoints.h); kResumeState (before the start
+//                    barrier of a resumed run: its state and the time it resumes at, CBOR
+//                    bytes); kStop (empty, the server's last message: the run is over).
 //   leader → member: kReplyHeader and kReplyModel, the relayed reply.
 //   member → leader: kMemberUpdateHeader (UpdateHeader) followed by kMemberUpdatePayload.
 //   worker → worker: kEndOfRun (empty, its last message to every other worker).
@@ -71,6 +75,10 @@ enum Tag : int {
   kReplyShares,
   kUpdateStepTimes,
   kTimeline,
+  kWentSilent,
+  kStateRequest,
+  kWorkerState,
+  kResumeState,
 };
 
 // MPI counts elements in an int.

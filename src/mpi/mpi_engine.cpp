@@ -9,6 +9,7 @@
 #include "engine/step_calibration.h"
 #include "mpi/communicator.h"
 #include "mpi/patient_wait.h"
+#include "mpi/rank_checkpoints.h"
 #include "mpi/rank_layout.h"
 #include "mpi/rank_setup.h"
 #include "mpi/server_rank.h"
@@ -47,23 +48,30 @@ std::optional<double> calibrate(const config::Config& config, const data::DataSp
 }
 
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
-                     const engine::ModelSource& models, engine::RunListener& listener) {
+                     const engine::ModelSource& models, engine::RunListener& listener,
+                     const engine::RunCheckpoints& checkpoints) {
   if (!session_started()) {
     throw std::invalid_argument(
         "engine = \"mpi\": MPI is not running in this process; the mpi engine runs under "
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
+  check_checkpoints_fit(config);
   // Until the run starts, no stall inspector watches: each wait before it has its own deadline.
   const Patience patience = Patience::before_training(config.run);
   Communicator comm(patience);
   Communicator slice_comm(patience);
   const RankLayout layout(config.cluster, comm.get(), patience);
+  const bool resumed =
+      share_whether_resumed(checkpoints.resume_from != nullptr, comm.get(), layout, patience);
   if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   // Links are real here: only compute is padded, so the link model never sees a message size.
   engine::InjectedDelays delays(config.cluster, config.seed, {});
-  const std::optional<double> step = calibrate(config, data, models, layout, comm.get(), delays);
-  const RankSetup setup{config, data, models, comm.get(), slice_comm.get(), layout, delays, step};
-  if (layout.rank() == layout.server_rank()) return run_server_rank(setup, listener);
+  // A resumed run pads to the step its first start measured, which its workers' states hold.
+  const std::optional<double> step =
+      resumed ? std::nullopt : calibrate(config, data, models, layout, comm.get(), delays);
+  const RankSetup setup{config, data,   models, comm.get(), slice_comm.get(),
+                        layout, delays, step,   resumed};
+  if (layout.rank() == layout.server_rank()) return run_server_rank(setup, listener, checkpoints);
   if (layout.is_server()) {
     run_shard_rank(setup);
   } else {

@@ -24,8 +24,9 @@ struct RankSetup {
   // reply header from rank 0 it belongs to.
   MPI_Comm slice_comm;
   const RankLayout& layout;
-  const engine::InjectedDelays& delays;
+  engine::InjectedDelays& delays;
   std::optional<double> calibrated_step;  // seconds; set when any worker is padded
+  bool resumed = false;                   // the run goes on from a checkpoint (rank_checkpoints.h)
 };
 
 }  // namespace hetps::mpi

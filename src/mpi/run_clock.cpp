@@ -4,7 +4,7 @@
 
 namespace hetps::mpi {
 
-void RunClock::start(MPI_Comm comm, Patience patience) {
+void RunClock::start(MPI_Comm comm, Patience patience, double from) {
   MPI_Request request;
   MPI_Ibarrier(comm, &request);
   wait_for(request, patience, [] {
@@ -12,8 +12,8 @@ void RunClock::start(MPI_Comm comm, Patience patience) {
         "every rank at the start of training (MPI_Ibarrier, once each rank has set up its model "
         "and data shard): a rank that never gets there holds up the others");
   });
-  start_ = MPI_Wtime();
-  latest_ = 0;
+  start_ = MPI_Wtime() - from;
+  latest_ = from;
 }
 
 void RunClock::stand_still() {

@@ -22,9 +22,10 @@ class RunClock {
   // Rank 0's clock as it tells the worker ranks (kClock): sent as bytes.
   using State = ClockState;
 
-  // Waits until every rank of `comm` got here, then starts; throws engine::StallError after
-  // `patience` (run.start_timeout_s) without them.
-  void start(MPI_Comm comm, Patience patience);
+  // Waits until every rank of `comm` got here, then starts at `from` seconds (a resumed run
+  // goes on from its checkpoint's time); throws engine::StallError after `patience`
+  // (run.start_timeout_s) without them.
+  void start(MPI_Comm comm, Patience patience, double from = 0);
   // Never steps back, and never reads below 0. A worker rank hears of rank 0's pauses late
   // (its own clock ran on meanwhile) and passed the start barrier a little apart from rank 0:
   // read as is, its time could step back, which made durations measured across a pause

@@ -7,6 +7,7 @@
 #include "mpi/patient_wait.h"
 #include "mpi/wire/message_checks.h"
 #include "mpi/wire/message_error.h"
+#include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
 
@@ -91,18 +92,37 @@ void ServerEndpoint::serve_one(double deadline, engine::ServerLoop& server) {
 }
 
 void ServerEndpoint::evaluate(engine::ServerState& state, double time) {
-  clock_.stand_still();
-  tell_workers_the_clock();
-  try {
-    state.evaluate(time);
-  } catch (...) {
-    // The run ends with the error: its clock must run again, or the deadlines of the stop
-    // that follows would never come.
-    clock_.run_on();
-    throw;
+  with_clock_standing([&] { state.evaluate(time); });
+}
+
+nlohmann::json ServerEndpoint::gather_worker_states(double patience) {
+  std::vector<MPI_Request> requests;
+  for (int w = 0; w < layout_.workers(); ++w) {
+    requests.push_back(post_signal(layout_.worker_rank(w), kStateRequest, comm_));
   }
-  clock_.run_on();
-  tell_workers_the_clock();
+  nlohmann::json states = nlohmann::json::array();
+  for (int w = 0; w < layout_.workers(); ++w) {
+    const int rank = layout_.worker_rank(w);
+    const MPI_Status message = wait_for_message(comm_, rank, kWorkerState, patience, [&] {
+      return fmt::format("the state of {} for a checkpoint", layout_.describe_worker(w));
+    });
+    states.push_back(decode_state(take_bytes(message, comm_), rank));
+  }
+  wait_for_all(requests);
+  return states;
+}
+
+void ServerEndpoint::send_resume_states(const nlohmann::json& worker_states, double time) {
+  std::vector<std::vector<char>> parts;
+  for (int w = 0; w < layout_.workers(); ++w) {
+    parts.push_back(encode_state({{"time", time}, {"state", worker_states.at(w)}}));
+  }
+  std::vector<MPI_Request> requests;
+  for (int w = 0; w < layout_.workers(); ++w) {
+    requests.push_back(
+        post_bytes(parts[static_cast<size_t>(w)], layout_.worker_rank(w), kResumeState, comm_));
+  }
+  wait_for_all(requests);
 }
 
 void ServerEndpoint::tell_workers_the_clock() {
@@ -168,6 +188,10 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       server.on_orphaned_update(member.front());
       return;
     }
+    case kWentSilent:
+      take_signal(rank, kWentSilent, comm_);
+      server.on_worker_silent(worker);
+      return;
     default:
       throw MessageError(rank, fmt::format("message tag {} during the run", message.MPI_TAG));
   }
@@ -224,6 +248,7 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
       timelines_[worker] = take_doubles(message, comm_);
       return false;
     case kFirstPull:
+    case kWentSilent:
     case kGoodbye:
       take_signal(rank, static_cast<Tag>(message.MPI_TAG), comm_);
       return message.MPI_TAG == kGoodbye;

@@ -12,7 +12,8 @@
 //   update it is not owed, a worker id outside the run) ends the run with a MessageError
 //   naming the sender, and never reaches the model.
 //   An evaluation does not count in the engine's time, as on the threads engine: the server's
-//   clock stands still meanwhile and tells the workers' clocks to do the same (run_clock.h).
+//   clock stands still meanwhile and tells the workers' clocks to do the same (run_clock.h). So
+//   does a checkpoint, which gathers the resting workers' states (rank_checkpoints.h).
 //   The workers are not held (on a cluster they do not share the server's cores), but their
 //   injected delays and failure times wait for the clock: each computes at most the step it
 //   is in, then waits.
@@ -28,6 +29,8 @@
 #include <list>
 #include <map>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/server_loop.h"
 #include "mpi/messages.h"
@@ -54,6 +57,31 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   void evaluate(engine::ServerState& state, double time) override;
   void tell_member_gone(int leader, int member) override;
   std::vector<int> close_leader(int leader) override;
+
+  // Runs `during` with the clock standing still on every rank, as for an evaluation.
+  template <typename During>
+  void with_clock_standing(During during) {
+    clock_.stand_still();
+    tell_workers_the_clock();
+    try {
+      during();
+    } catch (...) {
+      // The run ends with the error: its clock must run again, or the deadlines of the stop
+      // that follows would never come.
+      clock_.run_on();
+      throw;
+    }
+    clock_.run_on();
+    tell_workers_the_clock();
+  }
+
+  // Checkpoints (rank_checkpoints.h): every worker rank's state, asked for (kStateRequest) and
+  // taken (kWorkerState) while the workers rest, by worker id. Throws MessageError naming a
+  // rank whose answer is not a state, engine::StallError after `patience` seconds without one.
+  nlohmann::json gather_worker_states(double patience);
+  // A resumed run, before the start barrier: sends each worker rank its state from
+  // `worker_states` (as gather_worker_states returned them) and the time the run resumes at.
+  void send_resume_states(const nlohmann::json& worker_states, double time);
 
   // Ends the run on every worker rank (once; later calls do nothing). Returns the workers that
   // did not say goodbye within `patience` seconds.

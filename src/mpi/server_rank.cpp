@@ -13,6 +13,7 @@
 #include "engine/run_timeline.h"
 #include "engine/server_loop.h"
 #include "engine/step_calibration.h"
+#include "mpi/rank_checkpoints.h"
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
 #include "mpi/shard_peers.h"
@@ -65,8 +66,9 @@ metrics::ActivityTimeline gathered_timeline(const config::Config& config, const 
 
 }  // namespace
 
-metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& listener) {
-  const auto wall_start = std::chrono::steady_clock::now();
+metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& listener,
+                                 const engine::RunCheckpoints& checkpoints) {
+  auto wall_start = std::chrono::steady_clock::now();
   const config::Config& config = setup.config;
   const RankLayout& layout = setup.layout;
   auto evaluator = setup.models.make_learner();
@@ -80,12 +82,29 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
   engine::ServerLoop loop(
       config, setup.data, *evaluator, listener, endpoint, [&clock] { return clock.now(); },
       [&layout](int worker) { return layout.describe_worker(worker); }, remote);
-  record_setup(loop, setup, *evaluator);
   const double patience = config.run.stall_timeout_s;
-  clock.start(setup.comm, Patience::before_training(config.run));
+  engine::CheckpointSchedule schedule(checkpoints, config.run.checkpoint_interval);
+  RankCheckpointer checkpointer(checkpoints, schedule, endpoint, clock, patience, [&wall_start] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+  });
+  double resumed_at = 0;
+  if (setup.resumed) {
+    const RankCheckpointer::Resumed resumed =
+        checkpointer.resume(*checkpoints.resume_from, loop, layout.workers());
+    resumed_at = resumed.time;
+    wall_start -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(resumed.wall_seconds));
+  } else {
+    record_setup(loop, setup, *evaluator);
+  }
+  clock.start(setup.comm, Patience::before_training(config.run), resumed_at);
   try {
-    loop.start();
-    const std::string stop_reason = loop.serve();
+    if (setup.resumed) {
+      loop.release_replies();
+    } else {
+      loop.start();
+    }
+    const std::string stop_reason = loop.serve(schedule.enabled() ? &checkpointer : nullptr);
     const std::vector<int> silent = endpoint.stop_workers(patience);
     if (!silent.empty()) {
       throw engine::StallError(fmt::format(

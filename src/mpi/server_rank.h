@@ -9,8 +9,10 @@
 
 namespace hetps::mpi {
 
-// Throws what the run threw (a StallError for a stall), after stopping the workers; a
-// StallError too when a worker does not stop within `run.stall_timeout_s` of the end.
-metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& listener);
+// Throws what the run threw (a StallError for a stall, Interrupted after the checkpoint a stop
+// asked for), after stopping the workers; a StallError too when a worker does not stop within
+// `run.stall_timeout_s` of the end. Takes and resumes from `checkpoints` (rank_checkpoints.h).
+metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& listener,
+                                 const engine::RunCheckpoints& checkpoints);
 
 }  // namespace hetps::mpi

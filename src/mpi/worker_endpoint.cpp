@@ -6,6 +6,7 @@
 #include "mpi/sparse_wire.h"
 #include "mpi/wire/message_checks.h"
 #include "mpi/wire/message_error.h"
+#include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
 
@@ -50,6 +51,10 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
       }
       if (message->MPI_TAG == kMemberGone) {
         gone_members_.push_back(take_gone_member(*message));
+        continue;
+      }
+      if (message->MPI_TAG == kStateRequest) {
+        send_state();
         continue;
       }
       if (message->MPI_TAG != kStop) {
@@ -287,13 +292,35 @@ void WorkerEndpoint::take_and_drop(const MPI_Status& message) {
       take_signal(source, kEndOfRun, comm_);
       workers_not_ended_.erase(layout_.worker_of(source));
       return;
+    case kStateRequest:
+      if (source == server_ && !stop_seen_) {
+        send_state();
+        return;
+      }
+      break;
     default:
-      throw MessageError(source,
-                         fmt::format("message tag {} to a worker at the end", message.MPI_TAG));
+      break;
   }
+  throw MessageError(source, fmt::format("message tag {} to a worker at the end", message.MPI_TAG));
+}
+
+void WorkerEndpoint::send_state() {
+  take_signal(server_, kStateRequest, comm_);
+  if (!state_of_this_worker_) {
+    throw MessageError(server_, "a request for a checkpoint's state to a worker that keeps none");
+  }
+  const std::vector<char> state = encode_state(state_of_this_worker_());
+  MPI_Request request = post_bytes(state, server_, kWorkerState, comm_);
+  wait_for(request);
 }
 
 void WorkerEndpoint::wait_for_end() {
+  MPI_Request request = post_signal(server_, kWentSilent, comm_);
+  wait_for(request);
+  take_until_stop();
+}
+
+void WorkerEndpoint::take_until_stop() {
   Backoff backoff;
   while (!stop_received_) {
     if (const auto message = probe(comm_, MPI_ANY_SOURCE, MPI_ANY_TAG)) {
@@ -305,7 +332,7 @@ void WorkerEndpoint::wait_for_end() {
 }
 
 void WorkerEndpoint::say_goodbye(double patience, std::span<const double> timeline) {
-  wait_for_end();
+  take_until_stop();
   std::vector<MPI_Request> ends;
   for (int w = 0; w < layout_.workers(); ++w) {
     const int rank = layout_.worker_rank(w);

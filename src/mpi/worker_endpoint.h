@@ -27,11 +27,14 @@
 
 #include <array>
 #include <deque>
+#include <functional>
 #include <list>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/worker_loop.h"
 #include "mpi/messages.h"
@@ -65,7 +68,16 @@ class WorkerEndpoint : public engine::WorkerLink {
                       std::span<const float> update) override;
   std::optional<engine::MemberMessage> receive_from_member(double deadline) override;
   void report_gone(const std::string& error, const std::vector<int>& stranded_members) override;
+  // A hung worker: tells rank 0 it went silent (kWentSilent, the engine's own notice, so that a
+  // checkpoint does not wait for it) and says nothing more until the run ends.
   void wait_for_end() override;
+
+  // Checkpoints (rank_checkpoints.h): rank 0 asks a resting worker for its state while it
+  // waits for a reply, or a gone or hung one while it waits for the end; `state_of_this_worker`
+  // gives it. Until one is given, a kStateRequest is a MessageError.
+  void answer_state_requests(std::function<nlohmann::json()> state_of_this_worker) {
+    state_of_this_worker_ = std::move(state_of_this_worker);
+  }
 
   // Waits for the end of the run and for every other worker's, then sends rank 0 `timeline`
   // (metrics::WorkerActivity::to_doubles; nothing when empty) and tells the server this rank
@@ -103,6 +115,10 @@ class WorkerEndpoint : public engine::WorkerLink {
   // back to the server while this rank is a dead leader and the run goes on.
   void take_and_drop(const MPI_Status& message);
   void wait_for_relays();
+  // Takes a kStateRequest from rank 0 and answers it with this worker's state (kWorkerState).
+  void send_state();
+  // Takes messages until rank 0's kStop and every message before it came.
+  void take_until_stop();
   // Takes the server's kClock messages that came, in order, into this rank's clock.
   // Const: it moves the run's clock (a reference), not this endpoint.
   void follow_server_clock() const;
@@ -127,6 +143,7 @@ class WorkerEndpoint : public engine::WorkerLink {
   bool stop_seen_ = false;                            // the server's kStop came
   bool stop_received_ = false;                        // ... and every message before it was taken
   std::set<int> workers_not_ended_;                   // the others, until their kEndOfRun
+  std::function<nlohmann::json()> state_of_this_worker_;
 };
 
 }  // namespace hetps::mpi

@@ -1,0 +1,87 @@
+#include "mpi/rank_checkpoints.h"
+
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+#include "checkpoint/checkpoint_error.h"
+#include "checkpoint/restoring.h"
+#include "mpi/messages.h"
+#include "mpi/wire/message_error.h"
+#include "mpi/wire/state_bytes.h"
+
+namespace hetps::mpi {
+
+void check_checkpoints_fit(const config::Config& config) {
+  if (config.run.checkpoint_interval > 0 && config.cluster.servers > 1) {
+    throw std::invalid_argument(fmt::format(
+        "run.checkpoint_interval: the mpi engine takes checkpoints with one server shard only so "
+        "far, not with cluster.servers = {}; leave run.checkpoint_interval at 0 or use one shard",
+        config.cluster.servers));
+  }
+}
+
+bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout,
+                           Patience patience) {
+  int flag = resumed ? 1 : 0;
+  MPI_Request request;
+  MPI_Ibcast(&flag, 1, MPI_INT, layout.server_rank(), comm, &request);
+  wait_for(request, patience, [] {
+    return std::string("rank 0's word on whether the run resumes from a checkpoint (MPI_Ibcast)");
+  });
+  return flag != 0;
+}
+
+ResumedWorker receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience) {
+  const int server = layout.server_rank();
+  const MPI_Status message = wait_for_message(comm, server, kResumeState, patience, [] {
+    return std::string("this worker's state from rank 0's checkpoint");
+  });
+  const nlohmann::json part = decode_state(take_bytes(message, comm), server);
+  const auto time = part.find("time");
+  const auto state = part.find("state");
+  if (time == part.end() || !time->is_number() || state == part.end() || !state->is_object()) {
+    throw MessageError(server, "a resumed worker's part without its time and state");
+  }
+  return {time->get<double>(), *state};
+}
+
+bool RankCheckpointer::take(engine::ServerLoop& loop) {
+  bool taken = false;
+  endpoint_.with_clock_standing([&] {
+    const double time = clock_.now();
+    if (!loop.workers_at_rest(time)) return;
+    schedule_.taken(time);
+    const nlohmann::json state = {{"engine", "mpi"},
+                                  {"time", time},
+                                  {"wall_seconds", wall_seconds_()},
+                                  {"next_checkpoint", schedule_.next()},
+                                  {"loop", loop.save_state()},
+                                  {"workers", endpoint_.gather_worker_states(patience_)}};
+    checkpoints_.save(state, time);
+    taken = true;
+    if (schedule_.stop_asked()) throw engine::Interrupted(time);
+  });
+  return taken;
+}
+
+RankCheckpointer::Resumed RankCheckpointer::resume(const nlohmann::json& state,
+                                                   engine::ServerLoop& loop, int workers) {
+  Resumed resumed;
+  checkpoint::restoring("the mpi engine", [&] {
+    checkpoint::expect_engine(state, "mpi");
+    const nlohmann::json& worker_states = state.at("workers");
+    if (!worker_states.is_array() || worker_states.size() != static_cast<size_t>(workers)) {
+      throw checkpoint::CheckpointError(
+          fmt::format("holds {} workers, the run has {}", worker_states.size(), workers));
+    }
+    resumed.time = state.at("time").get<double>();
+    resumed.wall_seconds = state.at("wall_seconds").get<double>();
+    schedule_.restore_next(state.at("next_checkpoint").get<double>());
+    loop.restore_state(state.at("loop"));
+    endpoint_.send_resume_states(worker_states, resumed.time);
+  });
+  return resumed;
+}
+
+}  // namespace hetps::mpi

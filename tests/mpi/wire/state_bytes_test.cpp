@@ -1,0 +1,47 @@
+// A checkpoint's state between ranks (kWorkerState, kResumeState): what one rank encodes the
+// other decodes whole; anything else is refused naming the sender.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "mpi/wire/message_error.h"
+#include "mpi/wire/state_bytes.h"
+
+namespace hetps::mpi {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(StateBytesTest, AStateComesBackWholeWithItsByteStrings) {
+  const nlohmann::json state = {
+      {"pushes", 12}, {"delays", {{"step", 0.25}}}, {"floats", nlohmann::json::binary({1, 2, 3})}};
+  EXPECT_EQ(decode_state(encode_state(state), 4), state);
+}
+
+void expect_refused(const std::vector<char>& bytes, const std::string& expected) {
+  try {
+    decode_state(bytes, 4);
+    FAIL() << "bytes that are not one CBOR object must be refused";
+  } catch (const MessageError& error) {
+    EXPECT_EQ(error.sender(), 4);
+    EXPECT_THAT(error.what(), HasSubstr(expected));
+  }
+}
+
+TEST(StateBytesTest, BytesThatAreNotOneCborObjectAreRefusedNamingTheSender) {
+  std::vector<char> truncated = encode_state({{"pushes", 12}, {"name", "worker 3"}});
+  truncated.pop_back();
+  expect_refused(truncated, fmt::format("rank 4 sent a state of {} bytes", truncated.size()));
+  std::vector<char> trailing = encode_state({{"pushes", 12}});
+  trailing.push_back('\0');
+  expect_refused(trailing, "not one CBOR object");
+  expect_refused(encode_state(nlohmann::json::array({1, 2})), "not one CBOR object");
+  expect_refused({}, "a state of 0 bytes");
+}
+
+}  // namespace
+}  // namespace hetps::mpi
