@@ -6,7 +6,7 @@
 # does not repeat, the resumed run must instead continue the interrupted one: the same stop
 # reason and samples as the uninterrupted run (the budget fixes them for bsp and asp), and a
 # log whose evaluations never go back in time, samples or updates across the seam.
-# On mpi every run is an `mpiexec` job of one server rank and a rank per worker; the kill hits
+# On mpi every run is an `mpiexec` job of a rank per server shard and per worker; the kill hits
 # one rank, chosen at random, which ends the whole job (OpenMPI has no fault tolerance), and
 # the job is started again with --resume, as docs/mpi.md tells users to.
 #
@@ -31,16 +31,18 @@ settings=(--set data.name=synthetic --set data.synthetic_train=2048 --set data.s
 
 engine=sim
 workers=4
+servers=1
 for setting in "${settings[@]}"; do
   case $setting in
     engine=*) engine=${setting#engine=} ;;
     cluster.workers=*) workers=${setting#cluster.workers=} ;;
+    cluster.servers=*) servers=${setting#cluster.servers=} ;;
   esac
 done
 # What starts hetps: on mpi, an mpiexec job (a prefix, not a function, so that `$!` is the pid
 # of what it starts and not of a subshell).
 launcher=()
-[[ $engine == mpi ]] && launcher=(mpiexec --oversubscribe --allow-run-as-root -np $((workers + 1)))
+[[ $engine == mpi ]] && launcher=(mpiexec --oversubscribe --allow-run-as-root -np $((servers + workers)))
 # The process of the run in $1 to kill: on mpi one of its ranks, at random (mpiexec's command
 # line, which holds the same arguments, does not start with the binary); else $2.
 victim() {

@@ -218,6 +218,7 @@ void ServerLoop::send_replies() {
                 route.via,
                 static_cast<int>(relays)};
     if (draining_) {
+      engine_.keep_for_later(version);
       held_.push_back(std::move(reply));
     } else {
       dispatch(std::move(reply));

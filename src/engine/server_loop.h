@@ -69,6 +69,10 @@ class ServerLoop : public protocol::Actions {
     // `leader` is dead: returns the members whose updates were sent to it and will never be
     // read; later ones must come back to the server (`on_orphaned_update`).
     virtual std::vector<int> close_leader(int leader) = 0;
+    // A reply of the current `version` is held back for a checkpoint and is sent after later
+    // applies. The reply carries its model (ModelSnapshot); an engine whose other server shards
+    // keep only their newest slice has them keep this version's.
+    virtual void keep_for_later(int64_t /*version*/) {}
   };
 
   // What an engine that takes checkpoints does for `serve`.

@@ -33,8 +33,11 @@
 //                        kSparseValues (its slice of a push); kGoodbye.
 //   shard rank → worker: kReplyModel (its slice of a reply, in the order of rank 0's replies),
 //                        on RankSetup::slice_comm.
-//   rank 0 → shard rank: kShardOrder (wire/shard_orders.h).
-//   shard rank → rank 0: kShardModel (its slice, for an evaluation).
+//   rank 0 → shard rank: kShardOrder (wire/shard_orders.h), and after a SaveState order
+//                        kHeldUpdates (the ids of the pushed updates rank 0 holds); before the
+//                        start barrier of a resumed run, kResumeState.
+//   shard rank → rank 0: kShardModel (its slice, for an evaluation); kShardState (its state for
+//                        a checkpoint, CBOR bytes).
 #pragma once
 
 #include <mpi.h>
@@ -79,6 +82,8 @@ enum Tag : int {
   kStateRequest,
   kWorkerState,
   kResumeState,
+  kHeldUpdates,
+  kShardState,
 };
 
 // MPI counts elements in an int.

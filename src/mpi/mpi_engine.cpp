@@ -55,7 +55,6 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
         "engine = \"mpi\": MPI is not running in this process; the mpi engine runs under "
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
-  check_checkpoints_fit(config);
   // Until the run starts, no stall inspector watches: each wait before it has its own deadline.
   const Patience patience = Patience::before_training(config.run);
   Communicator comm(patience);

@@ -1,7 +1,5 @@
 #include "mpi/rank_checkpoints.h"
 
-#include <stdexcept>
-
 #include <fmt/format.h>
 
 #include "checkpoint/checkpoint_error.h"
@@ -11,15 +9,6 @@
 #include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
-
-void check_checkpoints_fit(const config::Config& config) {
-  if (config.run.checkpoint_interval > 0 && config.cluster.servers > 1) {
-    throw std::invalid_argument(fmt::format(
-        "run.checkpoint_interval: the mpi engine takes checkpoints with one server shard only so "
-        "far, not with cluster.servers = {}; leave run.checkpoint_interval at 0 or use one shard",
-        config.cluster.servers));
-  }
-}
 
 bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout,
                            Patience patience) {
@@ -32,16 +21,16 @@ bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout
   return flag != 0;
 }
 
-ResumedWorker receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience) {
+ResumedPart receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience) {
   const int server = layout.server_rank();
   const MPI_Status message = wait_for_message(comm, server, kResumeState, patience, [] {
-    return std::string("this worker's state from rank 0's checkpoint");
+    return std::string("this rank's state from rank 0's checkpoint");
   });
   const nlohmann::json part = decode_state(take_bytes(message, comm), server);
   const auto time = part.find("time");
   const auto state = part.find("state");
   if (time == part.end() || !time->is_number() || state == part.end() || !state->is_object()) {
-    throw MessageError(server, "a resumed worker's part without its time and state");
+    throw MessageError(server, "a resumed rank's part without its time and state");
   }
   return {time->get<double>(), *state};
 }
@@ -57,7 +46,8 @@ bool RankCheckpointer::take(engine::ServerLoop& loop) {
                                   {"wall_seconds", wall_seconds_()},
                                   {"next_checkpoint", schedule_.next()},
                                   {"loop", loop.save_state()},
-                                  {"workers", endpoint_.gather_worker_states(patience_)}};
+                                  {"workers", endpoint_.gather_worker_states(patience_)},
+                                  {"shards", peers_ ? peers_->save_state() : nullptr}};
     checkpoints_.save(state, time);
     taken = true;
     if (schedule_.stop_asked()) throw engine::Interrupted(time);
@@ -79,6 +69,12 @@ RankCheckpointer::Resumed RankCheckpointer::resume(const nlohmann::json& state,
     resumed.wall_seconds = state.at("wall_seconds").get<double>();
     schedule_.restore_next(state.at("next_checkpoint").get<double>());
     loop.restore_state(state.at("loop"));
+    const nlohmann::json& shards = state.at("shards");
+    if (peers_ != nullptr) {
+      peers_->restore_state(shards, resumed.time);
+    } else if (!shards.is_null()) {
+      throw checkpoint::CheckpointError("holds other server shards, the run has one");
+    }
     endpoint_.send_resume_states(worker_states, resumed.time);
   });
   return resumed;

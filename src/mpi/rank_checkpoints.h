@@ -4,27 +4,26 @@
 // the clock standing on every rank as for an evaluation:
 //   1. rank 0 asks every worker rank for its state (kStateRequest), which each answers where it
 //      waits (kWorkerState, CBOR): its trainer, its loop's count of pushes, its injected delays
-//      and its activity timeline;
+//      and its activity timeline; with several server shards, it asks every other shard rank
+//      too (a SaveState order, ShardPeers), which answers once it holds the slices of the
+//      updates rank 0 holds: its parameter server and those slices;
 //   2. rank 0 hands the engine state — its loop's (the server state, the held replies, who owes
-//      what) and every worker's — to RunCheckpoints::save, which alone writes the file: only
-//      rank 0 writes the run directory;
+//      what), every worker's and every shard's — to RunCheckpoints::save, which alone writes the
+//      file: only rank 0 writes the run directory;
 //   3. the clock runs on and the held replies leave.
 // Resume: rank 0 alone reads the checkpoint (`hetps train --resume DIR` on every rank reads only
 // DIR/config.toml). It tells every rank whether the run resumes before the ranks set up their
-// injected delays (a resumed run's calibrated step is the one saved), sends each worker rank its
-// state and the time the run resumes at (kResumeState), and all clocks start at that time. A
-// worker whose injected failure came before it stays gone or silent.
+// injected delays (a resumed run's calibrated step is the one saved), sends each worker and
+// shard rank its state and the time the run resumes at (kResumeState), and all clocks start at
+// that time. A worker whose injected failure came before it stays gone or silent.
 // A rank that dies (SIGKILL, a lost host) ends the whole `mpirun` job: Debian's OpenMPI has no
 // fault-tolerant MPI. The job is then started again with `--resume` (docs/mpi.md).
-// Not yet: checkpoints with several server shards (cluster.servers > 1), whose other shard ranks
-// hold slices of the model and optimizer state: `check_checkpoints_fit` refuses them.
 #pragma once
 
 #include <mpi.h>
 
 #include <nlohmann/json.hpp>
 
-#include "config/config.h"
 #include "engine/checkpoint_schedule.h"
 #include "engine/run_checkpoints.h"
 #include "engine/server_loop.h"
@@ -32,37 +31,36 @@
 #include "mpi/rank_layout.h"
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
+#include "mpi/shard_peers.h"
 
 namespace hetps::mpi {
-
-// Throws std::invalid_argument naming run.checkpoint_interval when the run asks for checkpoints
-// the mpi engine cannot take yet (several server shards). The same on every rank.
-void check_checkpoints_fit(const config::Config& config);
 
 // Whether the run resumes from a checkpoint, as rank 0 (`resumed`: whether it was given one)
 // tells every rank; a collective of `comm`, given up after `patience`.
 bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout,
                            Patience patience);
 
-// A worker rank's part of a checkpoint, as rank 0 sends it to a resumed run.
-struct ResumedWorker {
+// A worker or shard rank's part of a checkpoint, as rank 0 sends it to a resumed run.
+struct ResumedPart {
   double time = 0;  // the run resumes at this engine time
   nlohmann::json state;
 };
 // Waits for it (after share_whether_resumed said so), given up after `patience`. Throws
-// MessageError naming rank 0 when it is not a worker's part.
-ResumedWorker receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience);
+// MessageError naming rank 0 when it is not a rank's part.
+ResumedPart receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience);
 
 // Rank 0's side: takes the checkpoints `schedule` makes due, as above.
 class RankCheckpointer : public engine::ServerLoop::Checkpointer {
  public:
   // `wall_seconds` gives the run's wall time so far, resumed runs' included.
+  // `peers`: the other server shards, or null.
   RankCheckpointer(const engine::RunCheckpoints& checkpoints, engine::CheckpointSchedule& schedule,
-                   ServerEndpoint& endpoint, RunClock& clock, double patience,
+                   ServerEndpoint& endpoint, ShardPeers* peers, RunClock& clock, double patience,
                    std::function<double()> wall_seconds)
       : checkpoints_(checkpoints),
         schedule_(schedule),
         endpoint_(endpoint),
+        peers_(peers),
         clock_(clock),
         patience_(patience),
         wall_seconds_(std::move(wall_seconds)) {}
@@ -71,9 +69,9 @@ class RankCheckpointer : public engine::ServerLoop::Checkpointer {
   bool take(engine::ServerLoop& loop) override;
 
   // Rank 0 of a resumed run, before the start barrier: restores `loop` and the schedule from
-  // `state` (as `take` saved it), sends every worker rank its part, and returns the time the run
-  // resumes at and the wall seconds it had run. Throws checkpoint::CheckpointError naming what
-  // does not fit.
+  // `state` (as `take` saved it), sends every worker and shard rank its part, and returns the
+  // time the run resumes at and the wall seconds it had run. Throws checkpoint::CheckpointError
+  // naming what does not fit.
   struct Resumed {
     double time = 0;
     double wall_seconds = 0;
@@ -84,6 +82,7 @@ class RankCheckpointer : public engine::ServerLoop::Checkpointer {
   const engine::RunCheckpoints& checkpoints_;
   engine::CheckpointSchedule& schedule_;
   ServerEndpoint& endpoint_;
+  ShardPeers* peers_;
   RunClock& clock_;
   double patience_;
   std::function<double()> wall_seconds_;

@@ -57,6 +57,9 @@ class ServerEndpoint : public engine::ServerLoop::Engine {
   void evaluate(engine::ServerState& state, double time) override;
   void tell_member_gone(int leader, int member) override;
   std::vector<int> close_leader(int leader) override;
+  void keep_for_later(int64_t version) override {
+    if (peers_ != nullptr) peers_->keep(version);
+  }
 
   // Runs `during` with the clock standing still on every rank, as for an evaluation.
   template <typename During>

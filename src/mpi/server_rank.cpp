@@ -84,9 +84,10 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
       [&layout](int worker) { return layout.describe_worker(worker); }, remote);
   const double patience = config.run.stall_timeout_s;
   engine::CheckpointSchedule schedule(checkpoints, config.run.checkpoint_interval);
-  RankCheckpointer checkpointer(checkpoints, schedule, endpoint, clock, patience, [&wall_start] {
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
-  });
+  RankCheckpointer checkpointer(
+      checkpoints, schedule, endpoint, remote, clock, patience, [&wall_start] {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+      });
   double resumed_at = 0;
   if (setup.resumed) {
     const RankCheckpointer::Resumed resumed =

@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/checkpoint_error.h"
+#include "checkpoint/restoring.h"
 #include "mpi/patient_wait.h"
+#include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
 
@@ -61,6 +64,14 @@ void ShardPeers::reply(int worker, int64_t version) {
   post(reply);
 }
 
+void ShardPeers::keep(int64_t version) {
+  if (version == kept_version_) return;
+  kept_version_ = version;
+  ShardOrder keep{ShardOrder::Kind::Keep};
+  keep.version = version;
+  post(keep);
+}
+
 void ShardPeers::fetch_model(server::ParameterServer& server) {
   ShardOrder send{ShardOrder::Kind::SendModel};
   send.version = server.version();
@@ -84,6 +95,47 @@ void ShardPeers::stop() {
   post(ShardOrder{ShardOrder::Kind::Stop});
   for (OrderInFlight& sent : in_flight_) wait_for_all(sent.requests);
   in_flight_.clear();
+}
+
+nlohmann::json ShardPeers::save_state() {
+  post(ShardOrder{ShardOrder::Kind::SaveState});
+  const std::vector<int> held(pushed_.begin(), pushed_.end());
+  std::vector<MPI_Request> requests;
+  for (int shard = 1; shard < layout_.servers(); ++shard) {
+    requests.push_back(post_ids(held, layout_.shard_rank(shard), kHeldUpdates, comm_));
+  }
+  nlohmann::json ranks = nlohmann::json::array();
+  for (int shard = 1; shard < layout_.servers(); ++shard) {
+    const int rank = layout_.shard_rank(shard);
+    const MPI_Status message = wait_for_message(comm_, rank, kShardState, patience_, [&] {
+      return fmt::format("the state of server shard rank {} for a checkpoint", rank);
+    });
+    ranks.push_back(decode_state(take_bytes(message, comm_), rank));
+  }
+  wait_for_all(requests);
+  return {{"pushed", held}, {"ranks", std::move(ranks)}};
+}
+
+void ShardPeers::restore_state(const nlohmann::json& state, double time) {
+  checkpoint::restoring("the other server shards", [&] {
+    const nlohmann::json& ranks = state.at("ranks");
+    if (!ranks.is_array() || ranks.size() != static_cast<size_t>(layout_.servers() - 1)) {
+      throw checkpoint::CheckpointError(
+          fmt::format("holds {} shard ranks, the run has {}", ranks.size(), layout_.servers() - 1));
+    }
+    const auto held = state.at("pushed").get<std::vector<int>>();
+    pushed_ = {held.begin(), held.end()};
+    std::vector<std::vector<char>> parts;
+    for (const nlohmann::json& part : ranks) {
+      parts.push_back(encode_state({{"time", time}, {"state", part}}));
+    }
+    std::vector<MPI_Request> requests;
+    for (int shard = 1; shard < layout_.servers(); ++shard) {
+      requests.push_back(post_bytes(parts[static_cast<size_t>(shard - 1)],
+                                    layout_.shard_rank(shard), kResumeState, comm_));
+    }
+    wait_for_all(requests);
+  });
 }
 
 }  // namespace hetps::mpi

@@ -4,7 +4,8 @@
 // order, so each shard sends the worker its slice of the same version.
 //   A discard reaches the shards only for an update rank 0 took (`pushed`): a pushed update's
 //   slices reach every shard, while one that was never pushed (its worker died first, or it
-//   went to a leader) never does.
+//   went to a leader) never does. The updates rank 0 took and holds are what a shard must hold
+//   before it sends its state for a checkpoint.
 #pragma once
 
 #include <mpi.h>
@@ -12,6 +13,8 @@
 #include <list>
 #include <set>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 #include "engine/remote_shards.h"
 #include "mpi/messages.h"
@@ -39,8 +42,20 @@ class ShardPeers : public engine::RemoteShards {
   void pushed(int update_id) { pushed_.insert(update_id); }
   // Rank 0 sends `worker` the model of `version`.
   void reply(int worker, int64_t version);
+  // Rank 0 holds back a reply of the current `version` for a checkpoint (ShardOrder::Keep).
+  void keep(int64_t version);
   // The last order: once every worker said goodbye to them, the shard ranks return.
   void stop();
+
+  // Checkpoints (rank_checkpoints.h): has every shard rank send its state, once it holds the
+  // slices of the updates rank 0 holds, and returns them with those updates' ids. Throws
+  // MessageError naming a rank whose answer is not a state, engine::StallError after
+  // `patience` without one.
+  nlohmann::json save_state();
+  // A resumed run, before the start barrier: takes back the updates' ids and sends every shard
+  // rank its state from `state` (as save_state returned it) and the time the run resumes at.
+  // Throws checkpoint::CheckpointError naming what does not fit.
+  void restore_state(const nlohmann::json& state, double time);
 
  private:
   struct OrderInFlight {
@@ -57,6 +72,7 @@ class ShardPeers : public engine::RemoteShards {
   std::set<int> pushed_;
   std::list<OrderInFlight> in_flight_;  // a list: MPI reads each order where it was put
   std::vector<float> fetched_;          // a shard's slice, on its way into the model
+  int64_t kept_version_ = -1;           // the last version a Keep order named
   bool stopped_ = false;
 };
 

@@ -2,20 +2,25 @@
 
 #include <list>
 #include <map>
+#include <memory>
 #include <set>
 #include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
 
+#include "checkpoint/restoring.h"
+#include "checkpoint/state_blob.h"
 #include "engine/model_snapshots.h"
 #include "engine/server_state.h"
 #include "mpi/messages.h"
 #include "mpi/patient_wait.h"
+#include "mpi/rank_checkpoints.h"
 #include "mpi/run_clock.h"
 #include "mpi/sparse_wire.h"
 #include "mpi/wire/message_error.h"
 #include "mpi/wire/shard_orders.h"
+#include "mpi/wire/state_bytes.h"
 #include "server/parameter_server.h"
 
 namespace hetps::mpi {
@@ -49,6 +54,25 @@ class ShardServer {
     }
     for (SliceInFlight& sent : in_flight_) wait_for(sent.request);
     in_flight_.clear();
+  }
+
+  // A resumed run, in place of the state the constructor built: `state` as send_state sent it.
+  void restore(const nlohmann::json& state) {
+    checkpoint::restoring(fmt::format("server shard rank {}", layout_.rank()), [&] {
+      server_.restore_state(state.at("server"));
+      for (const nlohmann::json& update : state.at("updates")) {
+        std::vector<float> buffer = spare_buffer();
+        checkpoint::read_floats(update.at("slice"),
+                                std::span(buffer).subspan(keys_.begin, keys_.size()),
+                                "an update's slice");
+        updates_[update.at("id").get<int>()] = std::move(buffer);
+      }
+      for (const nlohmann::json& kept : state.at("kept")) {
+        auto slice = std::make_shared<std::vector<float>>(keys_.size());
+        checkpoint::read_floats(kept.at("slice"), *slice, "a kept slice");
+        kept_[kept.at("version").get<int64_t>()] = std::move(slice);
+      }
+    });
   }
 
  private:
@@ -132,6 +156,12 @@ class ShardServer {
       case ShardOrder::Kind::Stop:
         stopped_ = true;
         return;
+      case ShardOrder::Kind::SaveState:
+        return send_state();
+      case ShardOrder::Kind::Keep:
+        check_version(order.version);
+        kept_.try_emplace(order.version, snapshot());
+        return;
     }
     throw std::logic_error(
         fmt::format("rank 0 sent an unknown shard order ({})", static_cast<int>(order.kind)));
@@ -141,27 +171,77 @@ class ShardServer {
     std::vector<const float*> payloads;
     for (int id : order.apply.update_ids) {
       // Rank 0 took the update, so its slice here is sent or on its way.
-      while (updates_.count(id) == 0) {
-        const auto what = [&] {
-          return fmt::format("the slice of update {} at server shard rank {}", id, layout_.rank());
-        };
-        take_update(
-            wait_for_message(comm_, MPI_ANY_SOURCE, kUpdateHeader, patience_, what).MPI_SOURCE);
-      }
+      while (updates_.count(id) == 0) take_next_update(id);
       payloads.push_back(updates_.at(id).data());
     }
     server_.apply(order.apply, payloads, order.samples_processed);
     for (int id : order.apply.update_ids) release(id);
   }
 
-  void send_slice(int64_t version, int to, Tag tag, MPI_Comm comm) {
+  // A checkpoint's part (rank_checkpoints.h): once this rank holds the slice of every update
+  // rank 0 holds (kHeldUpdates) and of every one discarded before its slice came, so that no
+  // slice is left on its way to a process that will not be there on resume, it sends its
+  // parameter server's state and those slices.
+  void send_state() {
+    const int server = layout_.server_rank();
+    const std::vector<int> held = take_ids(
+        wait_for_message(comm_, server, kHeldUpdates, patience_,
+                         [] { return std::string("the updates rank 0 holds, for a checkpoint"); }),
+        comm_);
+    for (int id : held) {
+      if (id < 0) throw MessageError(server, fmt::format("update id {} held for a checkpoint", id));
+      while (updates_.count(id) == 0) take_next_update(id);
+    }
+    while (!discarded_.empty()) take_next_update(*discarded_.begin());
+    nlohmann::json updates = nlohmann::json::array();
+    for (const auto& [id, buffer] : updates_) {
+      updates.push_back({{"id", id},
+                         {"slice", checkpoint::floats_blob(
+                                       std::span(buffer).subspan(keys_.begin, keys_.size()))}});
+    }
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& [version, slice] : kept_) {
+      kept.push_back({{"version", version}, {"slice", checkpoint::floats_blob(*slice)}});
+    }
+    const std::vector<char> state = encode_state({{"server", server_.save_state()},
+                                                  {"updates", std::move(updates)},
+                                                  {"kept", std::move(kept)}});
+    MPI_Request request = post_bytes(state, server, kShardState, comm_);
+    wait_for(request);
+  }
+
+  // Takes the next update slice any worker sends, while waiting for update `id`'s.
+  void take_next_update(int id) {
+    const auto what = [&] {
+      return fmt::format("the slice of update {} at server shard rank {}", id, layout_.rank());
+    };
+    take_update(wait_for_message(comm_, MPI_ANY_SOURCE, kUpdateHeader, patience_, what).MPI_SOURCE);
+  }
+
+  void check_version(int64_t version) const {
     if (version != server_.version()) {
       throw std::logic_error(
           fmt::format("server shard rank {} is at version {}, but rank 0 sends version {}",
                       layout_.rank(), server_.version(), version));
     }
+  }
+
+  engine::ModelSnapshot snapshot() {
+    return snapshots_.at(server_.model().subspan(keys_.begin, keys_.size()), server_.version());
+  }
+
+  // The slice of `version`: the current one, or one kept for a reply held back. Replies leave
+  // in the order rank 0 made them, of versions that never go back, so a reply of `version`
+  // means none of an older kept one is still to come.
+  void send_slice(int64_t version, int to, Tag tag, MPI_Comm comm) {
     SliceInFlight& sent = in_flight_.emplace_back();
-    sent.slice = snapshots_.at(server_.model().subspan(keys_.begin, keys_.size()), version);
+    if (const auto kept = kept_.find(version); kept != kept_.end()) {
+      sent.slice = kept->second;
+    } else {
+      check_version(version);
+      sent.slice = snapshot();
+    }
+    kept_.erase(kept_.begin(), kept_.lower_bound(version));
     sent.request = post_floats(*sent.slice, to, tag, comm);
   }
 
@@ -185,6 +265,7 @@ class ShardServer {
   std::set<int> discarded_;  // discarded before their slice came
   SparseSliceReceiver sparse_;
   engine::ModelSnapshots snapshots_;
+  std::map<int64_t, engine::ModelSnapshot> kept_;  // by version, for replies held back
   std::list<SliceInFlight> in_flight_;
   int goodbyes_ = 0;
   bool stopped_ = false;
@@ -200,8 +281,15 @@ void run_shard_rank(const RankSetup& setup) {
   options.only_shard = setup.layout.rank();
   server::ParameterServer server(learner->layout(), std::move(initial), options);
   ShardServer shard(setup, server, setup.layout.rank());
+  const Patience patience = Patience::before_training(setup.config.run);
+  double resumed_at = 0;
+  if (setup.resumed) {
+    ResumedPart part = receive_resume_state(setup.comm, setup.layout, patience);
+    shard.restore(part.state);
+    resumed_at = part.time;
+  }
   RunClock clock;
-  clock.start(setup.comm, Patience::before_training(setup.config.run));
+  clock.start(setup.comm, patience, resumed_at);
   shard.serve();
 }
 

@@ -60,7 +60,7 @@ void run_worker_rank(const RankSetup& setup) {
   const Patience patience = Patience::before_training(setup.config.run);
   double resumed_at = 0;
   if (setup.resumed) {
-    ResumedWorker part = receive_resume_state(setup.comm, setup.layout, patience);
+    ResumedPart part = receive_resume_state(setup.comm, setup.layout, patience);
     state.restore(part.state);
     resumed_at = part.time;
   }

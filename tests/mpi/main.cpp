@@ -5,6 +5,7 @@
 #include <mpi.h>
 
 #include <iostream>
+#include <string>
 
 #include <fmt/ostream.h>
 
@@ -16,14 +17,20 @@ namespace {
 
 class FailurePrinter : public ::testing::EmptyTestEventListener {
  public:
+  // The test's name is kept here: asking GoogleTest for it while it reports an exception thrown
+  // by the test body waits for a lock GoogleTest holds, for good.
+  void OnTestStart(const ::testing::TestInfo& test) override {
+    test_ = fmt::format("{}.{}", test.test_suite_name(), test.name());
+  }
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) return;
-    const auto* test = ::testing::UnitTest::GetInstance()->current_test_info();
-    fmt::print(std::cerr, "[{}] {}.{}: {}:{}: failure\n{}\n", hetps::mpi::this_process(),
-               test ? test->test_suite_name() : "", test ? test->name() : "",
+    fmt::print(std::cerr, "[{}] {}: {}:{}: failure\n{}\n", hetps::mpi::this_process(), test_,
                result.file_name() ? result.file_name() : "?", result.line_number(),
                result.message());
   }
+
+ private:
+  std::string test_;
 };
 
 }  // namespace

@@ -81,7 +81,7 @@ ShardOrder decode_shard_order(std::span<const char> bytes, int sender,
     refuse(fmt::format("announcing {} update ids and {} weights but carrying {} bytes for them",
                        header.update_ids, header.weights, bytes.size()));
   }
-  if (header.kind < ShardOrder::Kind::Apply || header.kind > ShardOrder::Kind::Stop) {
+  if (header.kind < ShardOrder::Kind::Apply || header.kind > ShardOrder::Kind::Keep) {
     refuse(fmt::format("of unknown kind {}", static_cast<int>(header.kind)));
   }
   if (header.update_kind != protocol::UpdateKind::Gradient &&

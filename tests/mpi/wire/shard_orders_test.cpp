@@ -42,7 +42,8 @@ TEST(ShardOrdersTest, AnOrderComesBackAsItWasSent) {
 TEST(ShardOrdersTest, EveryKindWithItsDefaultsComesBack) {
   for (const auto kind :
        {ShardOrder::Kind::Discard, ShardOrder::Kind::Override, ShardOrder::Kind::Reply,
-        ShardOrder::Kind::SendModel, ShardOrder::Kind::Stop}) {
+        ShardOrder::Kind::SendModel, ShardOrder::Kind::Stop, ShardOrder::Kind::SaveState,
+        ShardOrder::Kind::Keep}) {
     EXPECT_EQ(decode_shard_order(encode(ShardOrder(kind)), kRankZero, kOrderBounds).kind, kind);
   }
 }
@@ -72,8 +73,8 @@ std::vector<char> with_kind(ShardOrder order, int kind) {
 }
 
 TEST(ShardOrdersTest, AnOrderOfUnknownKindIsRefused) {
-  EXPECT_THAT([] { decode_shard_order(with_kind(ShardOrder(), 6), kRankZero, kOrderBounds); },
-              ThrowsMessage<MessageError>(HasSubstr("a shard order of unknown kind 6")));
+  EXPECT_THAT([] { decode_shard_order(with_kind(ShardOrder(), 8), kRankZero, kOrderBounds); },
+              ThrowsMessage<MessageError>(HasSubstr("a shard order of unknown kind 8")));
   EXPECT_THROW(decode_shard_order(with_kind(ShardOrder(), -1), kRankZero, kOrderBounds),
                MessageError);
 }
