@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -83,22 +84,40 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
   return summary;
 }
 
+namespace {
+
+// Trains `config` with its log in `log`, handing each checkpoint to the run directory
+// `directory_for_checkpoint` returns (called at every checkpoint: a staged directory is
+// committed at the first), from `resume_from` when not null.
+metrics::Summary train_with_checkpoints(
+    const config::Config& config, RunLog& log, engine::RunListener& progress,
+    const std::atomic<bool>& stop, const nlohmann::json* resume_from,
+    const std::function<std::filesystem::path()>& directory_for_checkpoint) {
+  BothListeners listeners(log, progress);
+  engine::RunCheckpoints checkpoints;
+  checkpoints.stop = &stop;
+  checkpoints.resume_from = resume_from;
+  checkpoints.save = [&](const nlohmann::json& state, double time) {
+    save_run_checkpoint(directory_for_checkpoint(), config, log.bytes(), time, state);
+  };
+  return train_job(config, listeners, checkpoints);
+}
+
+}  // namespace
+
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
                                       engine::RunListener& progress,
                                       const std::atomic<bool>& stop) {
   write_config(dir.path(), config);
   RunLog log(dir.path());
-  BothListeners listeners(log, progress);
-  engine::RunCheckpoints checkpoints;
-  checkpoints.stop = &stop;
-  checkpoints.save = [&](const nlohmann::json& state, double time) {
-    if (!dir.committed()) {
-      dir.commit();
-      log.moved_to(dir.path());
-    }
-    save_run_checkpoint(dir.path(), config, log.bytes(), time, state);
-  };
-  const metrics::Summary summary = train_job(config, listeners, checkpoints);
+  const metrics::Summary summary =
+      train_with_checkpoints(config, log, progress, stop, nullptr, [&] {
+        if (!dir.committed()) {
+          dir.commit();
+          log.moved_to(dir.path());
+        }
+        return dir.path();
+      });
   write_summary(dir.path(), summary);
   dir.commit();
   return summary;
@@ -115,15 +134,9 @@ metrics::Summary resume_job(const config::Config& config, const std::filesystem:
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
   }
   RunLog log(dir, point.log_bytes);
-  BothListeners listeners(log, progress);
-  engine::RunCheckpoints checkpoints;
-  checkpoints.stop = &stop;
-  checkpoints.resume_from = &point.engine_state;
-  checkpoints.save = [&](const nlohmann::json& state, double time) {
-    save_run_checkpoint(dir, config, log.bytes(), time, state);
-  };
   try {
-    const metrics::Summary summary = train_job(config, listeners, checkpoints);
+    const metrics::Summary summary = train_with_checkpoints(
+        config, log, progress, stop, &point.engine_state, [&dir] { return dir; });
     write_summary(dir, summary);
     return summary;
   } catch (const checkpoint::CheckpointError& error) {  // its state does not fit the run
