@@ -41,6 +41,9 @@ TEST(StateBytesTest, BytesThatAreNotOneCborObjectAreRefusedNamingTheSender) {
   expect_refused(trailing, "not one CBOR object");
   expect_refused(encode_state(nlohmann::json::array({1, 2})), "not one CBOR object");
   expect_refused({}, "a state of 0 bytes");
+  // An array announcing more entries than any memory holds (found by fuzz/mpi_messages.cpp).
+  expect_refused({'\x9b', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f'},
+                 "a state of 9 bytes");
 }
 
 }  // namespace
