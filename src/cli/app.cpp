@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/main.h"
 #include "cli/usage_error.h"
+#include "engine/shard_failures.h"
 #include "model/learned_agent.h"
 
 namespace hetps::cli {
@@ -18,6 +19,9 @@ constexpr const char* kVersion = "hetps " HETPS_VERSION;  // project(VERSION) in
 
 constexpr int kRunFailed = 1;
 constexpr int kBadInput = 2;
+// An injected server-shard crash (`cluster.shard_failures`) ended the run: resumable with
+// `--resume` from its last checkpoint, if it took one (the message says which).
+constexpr int kShardCrashed = 3;
 constexpr int kInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-C
 
 }  // namespace
@@ -50,6 +54,9 @@ int main_entry(int argc, char** argv) {
   } catch (const RunInterrupted& stop) {
     fmt::print(std::cerr, "hetps: {}\n", stop.what());
     return kInterrupted;
+  } catch (const engine::ShardCrashed& crash) {
+    fmt::print(std::cerr, "hetps: {}\n", crash.what());
+    return kShardCrashed;
   } catch (const std::invalid_argument& error) {  // config, flags, the engine refusing a config
     fmt::print(std::cerr, "hetps: {}\n", error.what());
     return kBadInput;

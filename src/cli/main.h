@@ -6,7 +6,8 @@ namespace hetps::cli {
 
 // Runs `hetps <sub-command> ...`. Returns the exit status: 0 success, 1 a run failed,
 // 2 bad input (flags, config keys or values, an existing or unusable output directory, a
-// missing or corrupt data or trace file).
+// missing or corrupt data or trace file), 3 an injected server-shard crash ended the run
+// (`cluster.shard_failures`), 130 SIGINT or SIGTERM stopped it with a checkpoint.
 int main_entry(int argc, char** argv);
 
 }  // namespace hetps::cli

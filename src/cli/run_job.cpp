@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <functional>
+#include <optional>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -10,6 +11,7 @@
 #include "checkpoint/checkpoint_error.h"
 #include "cli/run_checkpoints.h"
 #include "cli/run_files.h"
+#include "cli/shard_crashes.h"
 #include "cli/usage_error.h"
 #include "config/error.h"
 #include "data/load.h"
@@ -79,26 +81,29 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
   write_config(dir, config);
   RunLog log(dir);
   BothListeners listeners(log, progress);
-  const metrics::Summary summary = train_job(config, listeners);
-  write_summary(dir, summary);
-  return summary;
+  try {
+    const metrics::Summary summary = train_job(config, listeners);
+    write_summary(dir, summary);
+    return summary;
+  } catch (const engine::ShardCrashed& crash) {
+    throw run_ended_by(crash, config, dir, /*takes_checkpoints=*/false, std::nullopt);
+  }
 }
 
 namespace {
 
-// Trains `config` with its log in `log`, handing each checkpoint to the run directory
-// `directory_for_checkpoint` returns (called at every checkpoint: a staged directory is
-// committed at the first), from `resume_from` when not null.
+// Trains `config` with its log in `log` and `checkpoints` (but its `save`), handing each
+// checkpoint to the run directory `directory_for_checkpoint` returns (called at every
+// checkpoint: a staged directory is committed at the first) and keeping in `last` the newest
+// checkpoint written (for the message a shard crash ends with).
 metrics::Summary train_with_checkpoints(
     const config::Config& config, RunLog& log, engine::RunListener& progress,
-    const std::atomic<bool>& stop, const nlohmann::json* resume_from,
+    engine::RunCheckpoints checkpoints, std::optional<SavedCheckpoint>& last,
     const std::function<std::filesystem::path()>& directory_for_checkpoint) {
   BothListeners listeners(log, progress);
-  engine::RunCheckpoints checkpoints;
-  checkpoints.stop = &stop;
-  checkpoints.resume_from = resume_from;
   checkpoints.save = [&](const nlohmann::json& state, double time) {
-    save_run_checkpoint(directory_for_checkpoint(), config, log.bytes(), time, state);
+    last = {save_run_checkpoint(directory_for_checkpoint(), config, log.bytes(), time, state),
+            time};
   };
   return train_job(config, listeners, checkpoints);
 }
@@ -110,38 +115,52 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
                                       const std::atomic<bool>& stop) {
   write_config(dir.path(), config);
   RunLog log(dir.path());
-  const metrics::Summary summary =
-      train_with_checkpoints(config, log, progress, stop, nullptr, [&] {
-        if (!dir.committed()) {
-          dir.commit();
-          log.moved_to(dir.path());
-        }
-        return dir.path();
-      });
-  write_summary(dir.path(), summary);
-  dir.commit();
-  return summary;
+  engine::RunCheckpoints checkpoints;
+  checkpoints.stop = &stop;
+  std::optional<SavedCheckpoint> last;
+  try {
+    const metrics::Summary summary =
+        train_with_checkpoints(config, log, progress, checkpoints, last, [&] {
+          if (!dir.committed()) {
+            dir.commit();
+            log.moved_to(dir.path());
+          }
+          return dir.path();
+        });
+    write_summary(dir.path(), summary);
+    dir.commit();
+    return summary;
+  } catch (const engine::ShardCrashed& crash) {
+    throw run_ended_by(crash, config, dir.target(), /*takes_checkpoints=*/true, last);
+  }
 }
 
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
                             engine::RunListener& progress, const std::atomic<bool>& stop) {
   ResumePoint point;
+  engine::RunCheckpoints checkpoints;
   try {
     point = load_resume_point(dir, config, [](const std::string& refusal) {
       fmt::print(stderr, "hetps: warning: {}; trying the checkpoint before it\n", refusal);
     });
+    checkpoints.crashed_shards = crashed_shards(dir, config);
   } catch (const checkpoint::CheckpointError& error) {
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
   }
   RunLog log(dir, point.log_bytes);
+  checkpoints.stop = &stop;
+  checkpoints.resume_from = &point.engine_state;
+  std::optional<SavedCheckpoint> last = SavedCheckpoint{point.file, point.time};
   try {
-    const metrics::Summary summary = train_with_checkpoints(
-        config, log, progress, stop, &point.engine_state, [&dir] { return dir; });
+    const metrics::Summary summary =
+        train_with_checkpoints(config, log, progress, checkpoints, last, [&dir] { return dir; });
     write_summary(dir, summary);
     return summary;
   } catch (const checkpoint::CheckpointError& error) {  // its state does not fit the run
     throw UsageError(fmt::format("--resume {}: checkpoint {}: {}", dir.string(),
                                  point.file.string(), error.what()));
+  } catch (const engine::ShardCrashed& crash) {
+    throw run_ended_by(crash, config, dir, /*takes_checkpoints=*/true, last);
   }
 }
 

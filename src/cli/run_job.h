@@ -24,21 +24,26 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
 // log.jsonl and summary.json into `dir`. Evaluations also go to `progress`. Throws UsageError
 // (bad input) with the data::DataError's message for a missing or corrupt data file or
-// `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints.
+// `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints. An
+// injected shard crash ends it with engine::ShardCrashed saying that the run is lost
+// (shard_crashes.h).
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress);
 
 // run_job into a staged run directory, with checkpoints (`run.checkpoint_interval`, and when
 // `stop` is set: engine::Interrupted then ends the job) in `<run dir>/checkpoints`. The
 // directory is committed at the first checkpoint, unfinished, so that a killed run can be
-// resumed from it, and at the end.
+// resumed from it, and at the end. An injected shard crash ends it with engine::ShardCrashed
+// naming the last checkpoint, and is recorded in the directory (shard_crashes.h).
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
                                       engine::RunListener& progress, const std::atomic<bool>& stop);
 
 // Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from its
 // newest checkpoint that reads back whole, to the end, writing summary.json. Checkpoints go on
 // as in run_checkpointed_job. A newer checkpoint that does not read is named on stderr and
-// skipped. Throws UsageError when `dir` holds no unfinished run or no usable checkpoint.
+// skipped. Throws UsageError when `dir` holds no unfinished run or no usable checkpoint. The
+// shard crashes that ended earlier parts of the run (shard_crashes.h) are not injected again;
+// one still ahead ends it as in run_checkpointed_job.
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
                             engine::RunListener& progress, const std::atomic<bool>& stop);
 

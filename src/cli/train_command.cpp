@@ -4,7 +4,9 @@
 // names the rank and host.
 // `hetps train --resume DIR [--quiet]`: continues the unfinished run in DIR from its newest
 // checkpoint (on mpi: `mpirun -np P hetps train --resume DIR`). SIGINT and SIGTERM stop a run
-// with a checkpoint (exit 130), but on mpi.
+// with a checkpoint (exit 130), but on mpi. An injected server-shard crash
+// (`cluster.shard_failures`) ends a run on `threads` or `mpi` with a message naming its last
+// checkpoint and how to go on, or saying the run is lost (exit 3, shard_crashes.h).
 #include <iostream>
 #include <memory>
 
@@ -20,6 +22,7 @@
 #include "cli/usage_error.h"
 #include "config/resolve.h"
 #include "engine/engine.h"
+#include "engine/shard_failures.h"
 #ifdef HETPS_WITH_MPI
 #include "mpi/rank_failures.h"
 #endif
@@ -60,19 +63,24 @@ bool stops_with_a_checkpoint(const config::Config& config) { return config.engin
 template <typename Job>
 metrics::Summary stoppable(const config::Config& config, const std::filesystem::path& dir,
                            ProgressDisplay& progress, Job job) {
-  if (!stops_with_a_checkpoint(config)) {
-    static const std::atomic<bool> never{false};
-    return job(never);
-  }
-  const StopSignals signals;
   try {
-    return job(signals.requested());
-  } catch (const engine::Interrupted& stop) {
-    progress.finish();
-    throw RunInterrupted(fmt::format(
-        "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
-        "train --resume {}",
-        signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
+    if (!stops_with_a_checkpoint(config)) {
+      static const std::atomic<bool> never{false};
+      return job(never);
+    }
+    const StopSignals signals;
+    try {
+      return job(signals.requested());
+    } catch (const engine::Interrupted& stop) {
+      progress.finish();
+      throw RunInterrupted(fmt::format(
+          "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
+          "train --resume {}",
+          signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
+    }
+  } catch (const engine::ShardCrashed&) {
+    progress.finish();  // the message that says how to go on gets a line of its own
+    throw;
   }
 }
 

@@ -77,6 +77,26 @@ void validate_failures(const std::vector<config::WorkerFailure>& failures, int w
   }
 }
 
+// A shard's process dies once: a second entry would be a fault injected into the dead.
+void validate_shard_failures(const std::vector<config::ShardFailure>& failures, int servers) {
+  std::map<int, size_t> entry_of_shard;
+  for (size_t i = 0; i < failures.size(); ++i) {
+    const config::ShardFailure& failure = failures[i];
+    const std::string key = fmt::format("cluster.shard_failures[{}]", i);
+    if (failure.shard < 0 || failure.shard >= servers) {
+      throw std::invalid_argument(fmt::format("{}.shard = {}: must be in [0, {}) (cluster.servers)",
+                                              key, failure.shard, servers));
+    }
+    const auto [first, inserted] = entry_of_shard.emplace(failure.shard, i);
+    if (!inserted) {
+      throw std::invalid_argument(fmt::format(
+          "{}.shard = {}: already fails in cluster.shard_failures[{}]; a shard fails once", key,
+          failure.shard, first->second));
+    }
+    require_non_negative(key + ".time", failure.time);
+  }
+}
+
 void validate_random(const config::RandomStragglers& random) {
   const std::string key = "cluster.random_stragglers";
   require_non_negative(key + ".rate_per_min", random.rate_per_min);
@@ -112,6 +132,7 @@ void validate(const config::ClusterConfig& cluster) {
   }
   validate_random(cluster.random_stragglers);
   validate_failures(cluster.failures, cluster.workers);
+  validate_shard_failures(cluster.shard_failures, cluster.servers);
 }
 
 }  // namespace hetps::cluster

@@ -11,7 +11,8 @@ namespace hetps::cluster {
 // lists of speeds and links non-empty; an episode's worker in [0, workers), start >= 0,
 // duration > 0, slowdown >= 1; random episodes' rate >= 0, mean duration > 0,
 // 1 <= slowdown_min <= slowdown_max; a failure's worker in [0, workers), each worker at most
-// once, time >= 0, kind "crash" or "hang".
+// once, time >= 0, kind "crash" or "hang"; a shard failure's shard in [0, servers), each shard at
+// most once, time >= 0.
 void validate(const config::ClusterConfig& cluster);
 
 }  // namespace hetps::cluster

@@ -84,6 +84,16 @@ struct WorkerFailure {
   bool operator==(const WorkerFailure&) const = default;
 };
 
+// A server shard's process dies at `time` seconds of run time (the real engines only: the
+// simulator's server is not a process). Its part of the model is gone, so the run ends, to be
+// resumed from its last checkpoint by a new process for the shard.
+struct ShardFailure {
+  int shard = 0;
+  double time = 0;
+
+  bool operator==(const ShardFailure&) const = default;
+};
+
 struct ClusterConfig {
   std::string scenario = "hetero-compute";
   int workers = 8;
@@ -98,8 +108,9 @@ struct ClusterConfig {
   double apply_gbps = 80.0;  // server apply rate, in Gbit/s of update applied
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
-  std::string trace;                    // CSV of per-worker relative speed over time
-  std::vector<WorkerFailure> failures;  // at most one per worker
+  std::string trace;                         // CSV of per-worker relative speed over time
+  std::vector<WorkerFailure> failures;       // at most one per worker
+  std::vector<ShardFailure> shard_failures;  // at most one per shard
 
   bool operator==(const ClusterConfig&) const = default;
 };

@@ -30,6 +30,14 @@ const Schema<WorkerFailure>& failure_schema() {
   return schema;
 }
 
+const Schema<ShardFailure>& shard_failure_schema() {
+  static const Schema<ShardFailure> schema({
+      field("shard", Range::at_least(0), &ShardFailure::shard),
+      field("time", Range::at_least(0), &ShardFailure::time),
+  });
+  return schema;
+}
+
 }  // namespace
 
 void reject_unknown_key(const TableSite& site, const std::string& key, const std::string& table,
@@ -111,6 +119,9 @@ const Schema<Config>& config_schema() {
       // A failure may leave `kind` out: a crash unless it says otherwise.
       table_list("cluster.failures", TableList<WorkerFailure>{failure_schema(), {"worker", "time"}},
                  &C::cluster, &Cluster::failures),
+      table_list("cluster.shard_failures",
+                 TableList<ShardFailure>{shard_failure_schema(), {"shard", "time"}}, &C::cluster,
+                 &Cluster::shard_failures),
       // The protocol's own parameters (`protocol.<parameter>`) depend on the protocol chosen:
       // they are read apart, see settings.h.
       field("protocol.name", Choices::named(protocol::all_protocols()), &C::protocol,

@@ -49,9 +49,9 @@ class StallError : public std::runtime_error {
 // On the mpi engine every rank calls it; only the primary process (see `is_primary_process`)
 // feeds `listener` and returns the run's summary, the others return an empty summary.
 // `checkpoints`: every engine takes checkpoints and resumes; on mpi only the primary process's
-// `checkpoints` count (its `save` receives every rank's state), and a config the engine cannot
-// checkpoint is refused (std::invalid_argument naming `run.checkpoint_interval`). Throws
-// Interrupted when `checkpoints.stop` stopped the run.
+// `checkpoints` count (its `save` receives every rank's state). Throws Interrupted when
+// `checkpoints.stop` stopped the run, ShardCrashed when an injected server-shard crash ended it
+// (threads, mpi: `sim` refuses `cluster.shard_failures`).
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener,
                      const RunCheckpoints& checkpoints = {});

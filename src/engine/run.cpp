@@ -38,6 +38,11 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener,
                      const RunCheckpoints& checkpoints) {
   if (config.engine == "sim") {
+    if (!config.cluster.shard_failures.empty()) {
+      throw std::invalid_argument(
+          "cluster.shard_failures: server-shard crashes are injected on the real engines only "
+          "(threads, mpi): the simulator's server is not a process that can die");
+    }
     SimEngine engine(config, data, models, listener);
     return engine.run(checkpoints);
   }

@@ -7,6 +7,7 @@
 #include <atomic>
 #include <functional>
 #include <stdexcept>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +20,10 @@ struct RunCheckpoints {
   std::function<void(const nlohmann::json& state, double time)> save;
   // A state `save` was given, by a run of the same config: the run continues from it.
   const nlohmann::json* resume_from = nullptr;
+  // With `resume_from`: the shards whose injected crash (`cluster.shard_failures`, a real
+  // engine's) ended an earlier part of this run, after the checkpoint. The crash happened and
+  // the restarted shard is a new process, so it is not injected again (engine/shard_failures.h).
+  std::vector<int> crashed_shards;
   const std::atomic<bool>* stop = nullptr;
 };
 

@@ -26,6 +26,7 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       gone_(static_cast<size_t>(config.cluster.workers), false),
       leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
       gathering_(static_cast<size_t>(config.cluster.workers)),
+      shard_failures_(config.cluster),
       first_pull_seen_(static_cast<size_t>(config.cluster.workers), false),
       silent_(static_cast<size_t>(config.cluster.workers), false),
       next_evaluation_(config.train.eval_interval) {
@@ -49,14 +50,15 @@ void ServerLoop::start() {
 
 std::string ServerLoop::serve(Checkpointer* checkpointer) {
   for (;;) {
-    double wake =
-        std::min({next_evaluation_, inspector_.next_check(), config_.train.max_time, next_hang()});
+    double wake = std::min({next_evaluation_, inspector_.next_check(), config_.train.max_time,
+                            next_hang(), shard_failures_.next()});
     // While draining, every message that brings the workers to rest wakes the loop.
     if (checkpointer != nullptr && !draining_) {
       wake = std::min(wake, checkpointer->schedule().next_look(now()));
     }
     engine_.serve_one(wake, *this);
     const double time = now();
+    if (const config::ShardFailure* crash = shard_failures_.due(time)) crash_shard(*crash);
     log_hangs_until(time);
     if (time >= config_.train.max_time) return "max_time";
     if (state_.budget_spent()) return "max_samples";
@@ -112,6 +114,12 @@ void ServerLoop::log_hangs_until(double time) {
     state_.record({"worker_hung", {{"worker", hang.worker}, {"kind", hang.kind}}}, hang.time);
     hangs_ahead_.pop_back();
   }
+}
+
+void ServerLoop::crash_shard(const config::ShardFailure& crash) {
+  log_hangs_until(crash.time);
+  state_.record({"shard_failed", {{"shard", crash.shard}}}, crash.time);
+  throw ShardCrashed(crash.shard, crash.time);
 }
 
 void ServerLoop::on_first_pull(int worker) {

@@ -9,8 +9,10 @@
 //      target (`train.stop_at_target`) or when every worker is gone. At the time of each
 //      injected hang (`cluster.failures`) it logs a `worker_hung` record, as the simulator
 //      does: the trace of the injection, written from the config. A hung worker says nothing,
-//      so noticing the silence is left to the StallInspector, as for a real hang.
-//   3. The engine stops its workers and calls `state().finish`.
+//      so noticing the silence is left to the StallInspector, as for a real hang. At the time
+//      of an injected server-shard crash (`cluster.shard_failures`) it logs a `shard_failed`
+//      record and throws ShardCrashed: the shard's part of the model is gone (shard_failures.h).
+//   3. The engine stops its workers and calls `state().finish` (not after a throw).
 // Checkpoints (an engine that takes them passes a Checkpointer to `serve`) need a consistent cut
 // while workers run concurrently. When one is due the loop *drains*: it goes on handing every
 // message to the protocol, but holds back every pull reply the protocol makes, so the workers
@@ -32,6 +34,7 @@
 #include "engine/model_snapshots.h"
 #include "engine/reply_batch.h"
 #include "engine/server_state.h"
+#include "engine/shard_failures.h"
 #include "engine/stall_inspector.h"
 #include "protocol/protocol.h"
 
@@ -81,8 +84,8 @@ class ServerLoop : public protocol::Actions {
     virtual ~Checkpointer() = default;
     virtual CheckpointSchedule& schedule() = 0;
     // Called once the workers seemed at rest during a drain: the engine stops its clock, asks
-    // `loop.workers_at_rest` again at the time it stands at (no failure can come due while it
-    // stands) and, if so, saves its state with `loop.save_state()`. Returns whether it did;
+    // `loop.may_checkpoint_at` the time it stands at (no failure can come due while it stands)
+    // and, if so, saves its state with `loop.save_state()`. Returns whether it did;
     // throws Interrupted after the checkpoint when a stop was asked for.
     virtual bool take(ServerLoop& loop) = 0;
   };
@@ -101,9 +104,13 @@ class ServerLoop : public protocol::Actions {
   void start();
   // Returns why the run stopped ("max_samples", "max_time", "target", or "stalled" when every
   // worker is gone). Throws StallError past `run.stall_timeout_s`, std::runtime_error when a
-  // worker reports an error. With a `checkpointer`, drains and has it take checkpoints when its
-  // schedule says so (and throws its Interrupted).
+  // worker reports an error, ShardCrashed at an injected shard crash (checked first, before the
+  // run's other ends at the same wake-up). With a `checkpointer`, drains and has it take
+  // checkpoints when its schedule says so (and throws its Interrupted).
   std::string serve(Checkpointer* checkpointer = nullptr);
+  // Before `serve` on a resumed run: the injected crashes of `shards` came after the
+  // checkpoint and ended the run before; they are not injected again (RunCheckpoints).
+  void skip_shard_failures(const std::vector<int>& shards) { shard_failures_.skip(shards); }
 
   // What workers say, as the engine delivers it.
   void on_first_pull(int worker);
@@ -131,6 +138,11 @@ class ServerLoop : public protocol::Actions {
   // at its injected hang. A worker whose crash is due by `time` is waited for until it is
   // reported gone, so that it no longer writes what a checkpoint reads.
   bool workers_at_rest(double time) const;
+  // Whether a checkpoint taken at `time` is consistent: the workers rest and no shard's
+  // injected crash came by then (its part of the model would be saved as if it lived on).
+  bool may_checkpoint_at(double time) const {
+    return shard_failures_.due(time) == nullptr && workers_at_rest(time);
+  }
   // The loop's part of a checkpoint, taken while the workers rest: the server state, the
   // replies held back (each with the model it carries, once per version), who owes which
   // update, who leads whom, the gone and silent workers, the hangs not logged yet and the next
@@ -163,6 +175,8 @@ class ServerLoop : public protocol::Actions {
   double next_hang() const;
   // Logs every injected hang that began by `time`, at its own time.
   void log_hangs_until(double time);
+  // Logs `crash` at its own time and throws ShardCrashed.
+  [[noreturn]] void crash_shard(const config::ShardFailure& crash);
   // Sends the replies made since the last call: before an apply and after each message; holds
   // them back while draining.
   void send_replies();
@@ -186,6 +200,7 @@ class ServerLoop : public protocol::Actions {
   std::vector<int> leader_of_;
   std::vector<std::vector<int>> gathering_;
   std::vector<const config::WorkerFailure*> hangs_ahead_;  // not logged yet, the next one last
+  ShardFailures shard_failures_;
   std::vector<bool> first_pull_seen_;
   std::vector<bool> silent_;
   double next_evaluation_ = 0;

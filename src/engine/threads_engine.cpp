@@ -138,7 +138,7 @@ bool ThreadsEngine::take(ServerLoop& loop) {
   bool taken = false;
   with_clock_stopped([&] {
     const double time = frozen_at_.load();
-    if (!loop.workers_at_rest(time)) return;
+    if (!loop.may_checkpoint_at(time)) return;
     schedule_->taken(time);
     checkpoints_->save(save_state(time), time);
     taken = true;
@@ -204,7 +204,10 @@ metrics::Summary ThreadsEngine::run(const RunCheckpoints& checkpoints) {
     loop_states_[static_cast<size_t>(w)].resumed = resumed;
     threads_.emplace_back([this, w] { worker_main(w); });
   }
-  if (resumed) loop_.release_replies();
+  if (resumed) {
+    loop_.skip_shard_failures(checkpoints.crashed_shards);
+    loop_.release_replies();
+  }
   const std::string stop_reason = loop_.serve(schedule_->enabled() ? this : nullptr);
   stop_workers();
   metrics::Summary summary = loop_.state().finish(now(), stop_reason, "threads", wall_start_);

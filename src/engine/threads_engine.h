@@ -23,8 +23,9 @@
 //      for, nor a hung one once silent; one whose failure is due is waited for until it says so.
 //   3. Once the workers rest, the engine stops its clock as an evaluation does (the workers are
 //      held at their next sleep, and a wait for a failure time sees the clock standing before
-//      it) and checks again at the time it stands at, T. Then it saves: the loop's state (the
-//      server state, the held replies with their models), every Worker and loop state, the
+//      it) and checks again at the time it stands at, T, that they rest and that no shard's
+//      injected crash came by T (ServerLoop::may_checkpoint_at). Then it saves: the loop's state
+//      (the server state, the held replies with their models), every Worker and loop state, the
 //      timeline, the link queues, the death notices a leader has not read, and T.
 //   4. The held replies leave and the run goes on, its clock restarted where it stood; on a
 //      stop, the engine throws Interrupted(T) and its destructor stops the workers.
@@ -33,6 +34,11 @@
 // queues) continue; the step calibrated at the start is reused, not measured again. Workers
 // start resting (no first pull) and the held replies are sent first. A worker whose crash or
 // hang came before T is not started: its effect is in the restored state.
+//
+// An injected server-shard crash (`cluster.shard_failures`, shard_failures.h) ends the run at
+// its time: the loop throws ShardCrashed, even while draining, so no checkpoint follows the
+// crash and no summary is written; the destructor stops the workers. A run resumed after it
+// skips the crashes that happened (RunCheckpoints::crashed_shards).
 #pragma once
 
 #include <atomic>
@@ -66,8 +72,9 @@ class ThreadsEngine : public ServerLoop::Engine, public ServerLoop::Checkpointer
   // Stops the workers and waits for them, however the run ended.
   ~ThreadsEngine() override;
 
-  // Throws Interrupted when `checkpoints.stop` was set (after handing over a checkpoint), and
-  // checkpoint::CheckpointError when `checkpoints.resume_from` does not fit this run.
+  // Throws Interrupted when `checkpoints.stop` was set (after handing over a checkpoint),
+  // ShardCrashed at an injected server-shard crash, and checkpoint::CheckpointError when
+  // `checkpoints.resume_from` does not fit this run.
   metrics::Summary run(const RunCheckpoints& checkpoints = {});
 
   // ServerLoop::Engine

@@ -39,7 +39,7 @@ bool RankCheckpointer::take(engine::ServerLoop& loop) {
   bool taken = false;
   endpoint_.with_clock_standing([&] {
     const double time = clock_.now();
-    if (!loop.workers_at_rest(time)) return;
+    if (!loop.may_checkpoint_at(time)) return;
     schedule_.taken(time);
     const nlohmann::json state = {{"engine", "mpi"},
                                   {"time", time},

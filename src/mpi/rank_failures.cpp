@@ -4,6 +4,7 @@
 #include <string>
 
 #include "engine/engine.h"
+#include "engine/shard_failures.h"
 #include "mpi/rank_layout.h"
 #include "mpi/session.h"
 
@@ -22,6 +23,8 @@ void run_naming_this_rank(const std::function<void()>& job) {
     throw std::invalid_argument(named(error));
   } catch (const engine::StallError& error) {
     throw engine::StallError(named(error));
+  } catch (const engine::ShardCrashed& crash) {
+    throw engine::ShardCrashed(crash.shard(), crash.time(), named(crash));
   } catch (const std::exception& error) {
     throw std::runtime_error(named(error));
   }

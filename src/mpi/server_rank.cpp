@@ -101,6 +101,7 @@ metrics::Summary run_server_rank(const RankSetup& setup, engine::RunListener& li
   clock.start(setup.comm, Patience::before_training(config.run), resumed_at);
   try {
     if (setup.resumed) {
+      loop.skip_shard_failures(checkpoints.crashed_shards);
       loop.release_replies();
     } else {
       loop.start();

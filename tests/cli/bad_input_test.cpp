@@ -119,6 +119,14 @@ TEST(BadInput, EngineRefusingTheConfigLeavesNoRunDirectory) {
   EXPECT_TRUE(std::filesystem::is_empty(scratch.path()));
 }
 
+TEST(BadInput, TheSimulatorRefusesShardCrashesByName) {
+  expect_bad_input(
+      train_with({"data.name=synthetic", "data.synthetic_train=512", "data.synthetic_test=128",
+                  "cluster.servers=2", "cluster.shard_failures=[{shard=1,time=1}]"}),
+      "hetps: cluster.shard_failures: server-shard crashes are injected on the real engines only "
+      "(threads, mpi)");
+}
+
 TEST(BadInput, CompareEntries) {
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp,gossip"}),
                    "--protocols entry \"gossip\": unknown protocol \"gossip\"; known: bsp, ");

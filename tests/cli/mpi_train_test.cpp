@@ -90,5 +90,40 @@ TEST(MpiTrainTest, AHungRankEndsTheJobWithTheStallMessage) {
 #endif
 }
 
+// An injected crash of server shard 1 ends the job: rank 0 says which shard crashed and when,
+// names the last checkpoint, and the job started again with --resume finishes the run.
+TEST(MpiTrainTest, AShardCrashEndsTheJobAndItResumesFromTheLastCheckpoint) {
+#ifndef HETPS_MPIEXEC
+  GTEST_SKIP() << "built without MPI";
+#else
+  ScratchDir scratch;
+  const std::filesystem::path run = scratch / "run";
+  std::vector<std::string> args = mpi_run({"train", "--quiet", "--out", run.string()}, 2);
+  for (const char* set :
+       {"cluster.servers=2", "cluster.shard_failures=[{shard=1, time=0.5}]",
+        "run.checkpoint_interval=0.1", "train.max_samples=1000000000", "train.max_time=1"}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  const int exit_code = mpirun_hetps(4, args, scratch / "output");
+  EXPECT_EQ(exit_code, 3);
+  const std::string output = read_file(scratch / "output");
+  EXPECT_NE(output.find("hetps: rank 0 on host "), std::string::npos) << output;
+  EXPECT_NE(output.find("server shard 1 crashed at 0.500 s of run time (cluster.shard_failures)"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("continue with: hetps train --resume " + run.string()), std::string::npos)
+      << output;
+  EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
+
+  const int resumed =
+      mpirun_hetps(4, {"train", "--quiet", "--resume", run.string()}, scratch / "resumed");
+  ASSERT_EQ(resumed, 0) << read_file(scratch / "resumed");
+  const nlohmann::json summary = nlohmann::json::parse(read_file(run / "summary.json"));
+  EXPECT_EQ(summary.at("engine"), "mpi");
+  EXPECT_EQ(summary.at("stop_reason"), "max_time");
+#endif
+}
+
 }  // namespace
 }  // namespace hetps::cli::testing

@@ -80,6 +80,21 @@ TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
          c.failures = {{2, 1, "freeze"}};
        },
        "cluster.failures[0].kind = \"freeze\": must be \"crash\" or \"hang\""},
+      {[](auto& c) {
+         c.servers = 2;
+         c.shard_failures = {{2, 1}};
+       },
+       "cluster.shard_failures[0].shard = 2: must be in [0, 2) (cluster.servers)"},
+      {[](auto& c) {
+         c.servers = 3;
+         c.shard_failures = {{1, 1}, {0, 2}, {1, 4}};
+       },
+       "cluster.shard_failures[2].shard = 1: already fails in cluster.shard_failures[0]; a shard "
+       "fails once"},
+      {[](auto& c) {
+         c.shard_failures = {{0, NAN}};
+       },
+       "cluster.shard_failures[0].time = nan: must be a finite number >= 0"},
       {[](auto& c) { c.random_stragglers.rate_per_min = -1; },
        "cluster.random_stragglers.rate_per_min = -1: must be a finite number >= 0"},
       {[](auto& c) { c.random_stragglers.mean_duration = 0; },

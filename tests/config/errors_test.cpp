@@ -248,6 +248,27 @@ TEST(ConfigErrors, FailuresNameTheEntry) {
             "time, kind}, got [3]");
 }
 
+TEST(ConfigErrors, ShardFailuresNameTheEntry) {
+  EXPECT_EQ(resolve_error({"cluster.shard_failures=[{shard=0,time=-1}]"}),
+            "--set cluster.shard_failures=[{shard=0,time=-1}]: cluster.shard_failures[0].time "
+            "must be a finite number >= 0, got -1");
+  EXPECT_EQ(resolve_error({"cluster.shard_failures=[{shard=-1,time=1}]"}),
+            "--set cluster.shard_failures=[{shard=-1,time=1}]: cluster.shard_failures[0].shard "
+            "must be an integer >= 0, got -1");
+  EXPECT_EQ(resolve_error({"cluster.shard_failures=[{shard=0}]"}),
+            "--set cluster.shard_failures=[{shard=0}]: cluster.shard_failures[0] must be a table "
+            "that sets time, got { shard = 0 }");
+  EXPECT_EQ(resolve_error({"cluster.shard_failures=[{shard=0,time=1,kind=\"hang\"}]"}),
+            "--set cluster.shard_failures=[{shard=0,time=1,kind=\"hang\"}]: unknown key "
+            "cluster.shard_failures[0].kind; cluster.shard_failures[0] has: shard, time");
+  EXPECT_EQ(resolve_error({"cluster.shard_failures=[{shard=1,time=1}]"}),
+            "cluster.shard_failures[0].shard = 1: must be in [0, 1) (cluster.servers)");
+  EXPECT_EQ(resolve_error({"cluster.servers=2",
+                           "cluster.shard_failures=[{shard=1,time=1},{shard=1,time=2}]"}),
+            "cluster.shard_failures[1].shard = 1: already fails in cluster.shard_failures[0]; a "
+            "shard fails once");
+}
+
 TEST(ConfigErrors, RunLimitsAreChecked) {
   EXPECT_EQ(resolve_error({"run.threads_per_worker=0"}),
             "--set run.threads_per_worker=0: run.threads_per_worker must be an integer >= 1, got "

@@ -46,6 +46,8 @@ TEST(RoundTrip, EveryKindOfValue) {
       "cluster.random_stragglers={rate_per_min=0.5}",
       "cluster.trace=trace \"v2\".csv",
       "cluster.failures=[{worker=4,time=12.5,kind=\"hang\"}, {worker=0,time=3}]",
+      "cluster.servers=2",
+      "cluster.shard_failures=[{shard=1,time=2.5}]",
       "protocol.name=ssp",
       "protocol.staleness=8",
       "run.name=ssp:staleness=8",

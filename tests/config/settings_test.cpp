@@ -62,6 +62,16 @@ TEST(SetFlag, FailuresAreAnArrayOfTablesThatCrashUnlessToldToHang) {
   EXPECT_EQ(config.cluster.failures[1], (WorkerFailure{0, 0, "hang"}));
 }
 
+TEST(SetFlag, ShardFailuresAreAnArrayOfTables) {
+  const Config config = resolve_sets({"cluster.servers=3",
+                                      "cluster.shard_failures=[{shard=2,time=1.5}, "
+                                      "{shard=0,time=0}]"});
+  ASSERT_EQ(config.cluster.shard_failures.size(), 2u);
+  EXPECT_EQ(config.cluster.shard_failures[0], (ShardFailure{2, 1.5}));
+  EXPECT_EQ(config.cluster.shard_failures[1], (ShardFailure{0, 0}));
+  EXPECT_TRUE(resolve_sets({}).cluster.shard_failures.empty());
+}
+
 TEST(SetFlag, RunLimitsHaveTheirDefaults) {
   const Config defaults = resolve_sets({});
   EXPECT_EQ(defaults.run.threads_per_worker, 1);

@@ -4,11 +4,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 
 #include "engine/compressed_rounds.h"
 #include "engine/engine.h"
 #include "engine/leader_rounds.h"
+#include "engine/shard_failures.h"
 #include "engine/small_run.h"
+#include "every_rank.h"
 #include "mpi/session.h"
 #include "protocol/registry.h"
 
@@ -135,6 +138,38 @@ TEST(MpiShardsTest, AsynchronousTrainingOnTwoShardsGoesOnWithoutACrashedWorker) 
   if (mpi::world_rank() != 0) return;
   EXPECT_EQ(asp.summary.stop_reason, "max_samples");
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
+}
+
+// An injected crash of shard 1 (rank 1) at 0.2 s: rank 0's server loop logs it and ends the run
+// with ShardCrashed, after stopping the workers and the shard ranks, which return as at a
+// normal end; every rank then meets the others, so none hangs.
+TEST(MpiShardsTest, AShardCrashEndsTheRunOnRankZeroAndEveryRankReturns) {
+  config::Config config = sharded_config("asp", 2);
+  config.train.max_samples = 1'000'000'000;
+  config.train.max_time = 60;  // the crash must come first
+  config.cluster.shard_failures = {{.shard = 1, .time = 0.2}};
+  before_each_real_run()();
+  CollectingListener log;
+  std::optional<engine::ShardCrashed> crash;
+  metrics::Summary summary;
+  try {
+    summary = engine::run(config, small_data(), softmax_source(784, 10, config.seed), log);
+  } catch (const engine::ShardCrashed& crashed) {
+    crash = crashed;
+  }
+  meet_everyone();
+  if (mpi::world_rank() != 0) {
+    EXPECT_FALSE(crash) << "only rank 0 runs the server loop";
+    EXPECT_TRUE(summary.stop_reason.empty());
+    return;
+  }
+  ASSERT_TRUE(crash) << "the run ended with " << summary.stop_reason;
+  EXPECT_EQ(crash->shard(), 1);
+  EXPECT_EQ(crash->time(), 0.2);
+  ASSERT_FALSE(log.events.empty());
+  EXPECT_EQ(log.events.back().at("type"), "shard_failed");
+  EXPECT_EQ(log.events.back().at("shard"), 1);
+  EXPECT_TRUE(log.timeline.empty()) << "no summary, no timeline";
 }
 
 }  // namespace
