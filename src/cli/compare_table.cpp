@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "report/comparison.h"
 #include "report/units.h"
 
 namespace hetps::cli {
@@ -18,10 +19,15 @@ struct RunGroup {
   std::string protocol;
   std::vector<metrics::Summary> seeds;
 
+  std::vector<std::optional<double>> seeds_times_to_target() const {
+    std::vector<std::optional<double>> times;
+    for (const auto& summary : seeds) times.push_back(summary.time_to_target);
+    return times;
+  }
   std::vector<double> times_to_target() const {
     std::vector<double> times;
-    for (const auto& summary : seeds) {
-      if (summary.time_to_target) times.push_back(*summary.time_to_target);
+    for (const auto& time : seeds_times_to_target()) {
+      if (time) times.push_back(*time);
     }
     return times;
   }
@@ -102,26 +108,24 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
   const std::vector<RunGroup> groups = group_by_run_name(runs);
   const auto baseline = std::find_if(groups.begin(), groups.end(),
                                      [](const RunGroup& g) { return g.protocol == "bsp"; });
-  std::optional<double> baseline_time;
-  if (baseline != groups.end() && !baseline->times_to_target().empty()) {
-    baseline_time = mean(baseline->times_to_target());
-  }
+  const std::vector<std::optional<double>> baseline_times =
+      baseline != groups.end() ? baseline->seeds_times_to_target()
+                               : std::vector<std::optional<double>>{};
 
   std::vector<std::vector<std::string>> rows = {{"run", "final accuracy", "best accuracy",
                                                  "time to target", "reached", "speed-up vs bsp",
                                                  "bytes to server"}};
   for (const RunGroup& group : groups) {
     const std::vector<double> times = group.times_to_target();
-    const std::string speed_up = baseline_time && !times.empty()
-                                     ? fmt::format("{:.2f}x", *baseline_time / mean(times))
-                                     : "-";
+    const report::SpeedUp speed_up =
+        report::speed_up_over(baseline_times, group.seeds_times_to_target());
     rows.push_back({
         group.run_name,
         mean_and_spread(collect(group, [](const auto& s) { return s.final_accuracy; }), 4),
         mean_and_spread(collect(group, [](const auto& s) { return s.best_accuracy; }), 4),
         mean_and_spread(times, 1, " s"),
         fmt::format("{}/{}", times.size(), group.seeds.size()),
-        speed_up,
+        speed_up.value ? fmt::format("{:.2f}x", *speed_up.value) : "-",
         report::format_bytes(mean(collect(group, [](const auto& s) { return s.bytes_to_server; }))),
     });
   }

@@ -72,19 +72,39 @@ void add_staleness(EntryResults& entry) {
   }
 }
 
+std::vector<std::optional<double>> seeds_times_to_target(const EntryResults& entry) {
+  std::vector<std::optional<double>> times;
+  for (const RunRecord* run : entry.runs) times.push_back(run->summary.time_to_target);
+  return times;
+}
+
 void add_speed_up(EntryResults& entry, const EntryResults* baseline) {
-  if (baseline == nullptr) {
-    entry.no_speed_up = NoSpeedUp::kNoBsp;
-  } else if (!baseline->time_to_target) {
-    entry.no_speed_up = NoSpeedUp::kBspMissedTarget;
-  } else if (!entry.time_to_target) {
-    entry.no_speed_up = NoSpeedUp::kMissedTarget;
-  } else {
-    entry.speed_up = baseline->time_to_target->mean / entry.time_to_target->mean;
-  }
+  const SpeedUp speed_up = speed_up_over(
+      baseline ? seeds_times_to_target(*baseline) : std::vector<std::optional<double>>{},
+      seeds_times_to_target(entry));
+  entry.speed_up = speed_up.value;
+  entry.no_speed_up = speed_up.missing;
 }
 
 }  // namespace
+
+SpeedUp speed_up_over(const std::vector<std::optional<double>>& baseline_times,
+                      const std::vector<std::optional<double>>& times) {
+  const auto mean_if_all_reached = [](const std::vector<std::optional<double>>& seeds) {
+    std::optional<double> sum = 0.0;
+    for (const std::optional<double>& time : seeds) {
+      if (!time) return std::optional<double>();
+      *sum += *time;
+    }
+    return seeds.empty() ? std::nullopt : std::optional(*sum / static_cast<double>(seeds.size()));
+  };
+  if (baseline_times.empty()) return {std::nullopt, NoSpeedUp::kNoBsp};
+  const std::optional<double> baseline = mean_if_all_reached(baseline_times);
+  if (!baseline) return {std::nullopt, NoSpeedUp::kBspMissedTarget};
+  const std::optional<double> entry = mean_if_all_reached(times);
+  if (!entry) return {std::nullopt, NoSpeedUp::kMissedTarget};
+  return {*baseline / *entry, NoSpeedUp::kNoBsp};
+}
 
 Comparison compare_runs(const std::vector<RunRecord>& runs) {
   Comparison comparison;

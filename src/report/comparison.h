@@ -23,15 +23,25 @@ struct Spread {
 // Why an entry has no speed-up over BSP.
 enum class NoSpeedUp { kNoBsp, kBspMissedTarget, kMissedTarget };
 
+// BSP's mean time to target over an entry's, from each one's seeds' times to target (empty:
+// that seed missed the target): only when every seed of both reached it, since a mean over the
+// seeds that got there would make an entry that often missed look faster than it is. Else
+// empty, with why (`baseline_times` empty: there is no BSP).
+struct SpeedUp {
+  std::optional<double> value;
+  NoSpeedUp missing = NoSpeedUp::kNoBsp;
+};
+SpeedUp speed_up_over(const std::vector<std::optional<double>>& baseline_times,
+                      const std::vector<std::optional<double>>& times);
+
 struct EntryResults {
   std::string entry;
   std::string protocol;
   std::vector<const RunRecord*> runs;  // its seeds, in the order read
   Spread final_accuracy;
   Spread best_accuracy;
-  std::optional<Spread> time_to_target;  // over the seeds that reached the target
-  // BSP's mean time to target over this entry's: both over the seeds that reached it.
-  std::optional<double> speed_up;
+  std::optional<Spread> time_to_target;       // over the seeds that reached the target
+  std::optional<double> speed_up;             // speed_up_over BSP's seeds
   NoSpeedUp no_speed_up = NoSpeedUp::kNoBsp;  // when speed_up is empty
   Spread samples_per_second;                  // samples over total (engine) time
   Spread bytes_to_server;

@@ -56,8 +56,8 @@ struct Footnote {
 };
 
 constexpr Footnote kNoBsp = {"no-bsp", "no entry of protocol bsp among the runs"};
-constexpr Footnote kBspMissed = {"bsp-missed", "bsp reached the target in none of its seeds"};
-constexpr Footnote kMissed = {"missed", "this entry reached the target in none of its seeds"};
+constexpr Footnote kBspMissed = {"bsp-missed", "bsp missed the target in one of its seeds or more"};
+constexpr Footnote kMissed = {"missed", "this entry missed the target in one of its seeds or more"};
 
 const Footnote& footnote_for(NoSpeedUp reason) {
   switch (reason) {

@@ -71,6 +71,27 @@ TEST(ComparisonTest, SpeedUpOnlyWhenBspAndTheEntryReachedTheTarget) {
   }
 }
 
+// A mean over only the seeds that reached the target would favour an entry that often missed:
+// asp's one lucky seed (2 s) against bsp's 10 s would read 5×.
+TEST(ComparisonTest, SpeedUpOnlyWhenEverySeedOfBothReachedTheTarget) {
+  const std::vector<RunRecord> missing_seed = {
+      run("bsp", "bsp", 1, 0.5, 10), run("bsp", "bsp", 2, 0.5, 10), run("asp", "asp", 1, 0.7, 2),
+      run("asp", "asp", 2, 0.7, std::nullopt)};
+  const Comparison comparison = compare_runs(missing_seed);
+  EXPECT_FALSE(comparison.entries[1].speed_up.has_value());
+  EXPECT_EQ(comparison.entries[1].no_speed_up, NoSpeedUp::kMissedTarget);
+  ASSERT_TRUE(comparison.entries[0].speed_up.has_value());
+  EXPECT_EQ(*comparison.entries[0].speed_up, 1);
+
+  const std::vector<RunRecord> bsp_missing_seed = {
+      run("bsp", "bsp", 1, 0.5, 10), run("bsp", "bsp", 2, 0.5, std::nullopt),
+      run("asp", "asp", 1, 0.7, 2), run("asp", "asp", 2, 0.7, 4)};
+  EXPECT_EQ(compare_runs(bsp_missing_seed).entries[1].no_speed_up, NoSpeedUp::kBspMissedTarget);
+
+  EXPECT_EQ(*speed_up_over({10.0, 30.0}, {4.0, 6.0}).value, 4);
+  EXPECT_EQ(speed_up_over({}, {4.0}).missing, NoSpeedUp::kNoBsp);
+}
+
 TEST(ComparisonTest, EventsAreCountedPerSeedAndOnlyRareTypesMarked) {
   std::vector<RunRecord> runs = {run("sync", "sync_switch", 1, 0.5, 1),
                                  run("sync", "sync_switch", 2, 0.5, 1),
