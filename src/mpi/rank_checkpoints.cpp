@@ -21,18 +21,26 @@ bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout
   return flag != 0;
 }
 
-ResumedPart receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience) {
-  const int server = layout.server_rank();
-  const MPI_Status message = wait_for_message(comm, server, kResumeState, patience, [] {
-    return std::string("this rank's state from rank 0's checkpoint");
-  });
-  const nlohmann::json part = decode_state(take_bytes(message, comm), server);
-  const auto time = part.find("time");
-  const auto state = part.find("state");
-  if (time == part.end() || !time->is_number() || state == part.end() || !state->is_object()) {
-    throw MessageError(server, "a resumed rank's part without its time and state");
+double start_rank(const RankSetup& setup, RunClock& clock,
+                  const std::function<void(const nlohmann::json& state)>& restore) {
+  const Patience patience = Patience::before_training(setup.config.run);
+  double time = 0;
+  if (setup.resumed) {
+    const int server = setup.layout.server_rank();
+    const MPI_Status message = wait_for_message(setup.comm, server, kResumeState, patience, [] {
+      return std::string("this rank's state from rank 0's checkpoint");
+    });
+    const nlohmann::json part = decode_state(take_bytes(message, setup.comm), server);
+    const auto at = part.find("time");
+    const auto state = part.find("state");
+    if (at == part.end() || !at->is_number() || state == part.end() || !state->is_object()) {
+      throw MessageError(server, "a resumed rank's part without its time and state");
+    }
+    restore(*state);
+    time = at->get<double>();
   }
-  return {time->get<double>(), *state};
+  clock.start(setup.comm, patience, time);
+  return time;
 }
 
 bool RankCheckpointer::take(engine::ServerLoop& loop) {

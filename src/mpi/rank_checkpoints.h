@@ -22,6 +22,8 @@
 
 #include <mpi.h>
 
+#include <functional>
+
 #include <nlohmann/json.hpp>
 
 #include "engine/checkpoint_schedule.h"
@@ -29,6 +31,7 @@
 #include "engine/server_loop.h"
 #include "mpi/patient_wait.h"
 #include "mpi/rank_layout.h"
+#include "mpi/rank_setup.h"
 #include "mpi/run_clock.h"
 #include "mpi/server_endpoint.h"
 #include "mpi/shard_peers.h"
@@ -40,14 +43,13 @@ namespace hetps::mpi {
 bool share_whether_resumed(bool resumed, MPI_Comm comm, const RankLayout& layout,
                            Patience patience);
 
-// A worker or shard rank's part of a checkpoint, as rank 0 sends it to a resumed run.
-struct ResumedPart {
-  double time = 0;  // the run resumes at this engine time
-  nlohmann::json state;
-};
-// Waits for it (after share_whether_resumed said so), given up after `patience`. Throws
-// MessageError naming rank 0 when it is not a rank's part.
-ResumedPart receive_resume_state(MPI_Comm comm, const RankLayout& layout, Patience patience);
+// A worker or shard rank's start: when the run resumes (RankSetup::resumed), waits for this
+// rank's part of the checkpoint from rank 0 (given up after run.start_timeout_s) and hands its
+// state to `restore`; then starts `clock` with every rank (RunClock::start) at the time the run
+// resumes at, which it returns (0 for a new run). Throws MessageError naming rank 0 when what
+// came is not a rank's part.
+double start_rank(const RankSetup& setup, RunClock& clock,
+                  const std::function<void(const nlohmann::json& state)>& restore);
 
 // Rank 0's side: takes the checkpoints `schedule` makes due, as above.
 class RankCheckpointer : public engine::ServerLoop::Checkpointer {

@@ -149,8 +149,11 @@ class ShardServer {
         server_.set_override(order.settings);
         return;
       case ShardOrder::Kind::Reply:
-        return send_slice(order.version, layout_.worker_rank(order.worker), kReplyModel,
-                          slice_comm_);
+        send_slice(order.version, layout_.worker_rank(order.worker), kReplyModel, slice_comm_);
+        // Replies leave in the order rank 0 made them, of versions that never go back: none of
+        // an older kept version is still to come. (An evaluation's slice says nothing of them.)
+        kept_.erase(kept_.begin(), kept_.lower_bound(order.version));
+        return;
       case ShardOrder::Kind::SendModel:
         return send_slice(order.version, layout_.server_rank(), kShardModel, comm_);
       case ShardOrder::Kind::Stop:
@@ -230,9 +233,7 @@ class ShardServer {
     return snapshots_.at(server_.model().subspan(keys_.begin, keys_.size()), server_.version());
   }
 
-  // The slice of `version`: the current one, or one kept for a reply held back. Replies leave
-  // in the order rank 0 made them, of versions that never go back, so a reply of `version`
-  // means none of an older kept one is still to come.
+  // The slice of `version`: the current one, or one kept for a reply held back.
   void send_slice(int64_t version, int to, Tag tag, MPI_Comm comm) {
     SliceInFlight& sent = in_flight_.emplace_back();
     if (const auto kept = kept_.find(version); kept != kept_.end()) {
@@ -241,7 +242,6 @@ class ShardServer {
       check_version(version);
       sent.slice = snapshot();
     }
-    kept_.erase(kept_.begin(), kept_.lower_bound(version));
     sent.request = post_floats(*sent.slice, to, tag, comm);
   }
 
@@ -281,15 +281,8 @@ void run_shard_rank(const RankSetup& setup) {
   options.only_shard = setup.layout.rank();
   server::ParameterServer server(learner->layout(), std::move(initial), options);
   ShardServer shard(setup, server, setup.layout.rank());
-  const Patience patience = Patience::before_training(setup.config.run);
-  double resumed_at = 0;
-  if (setup.resumed) {
-    ResumedPart part = receive_resume_state(setup.comm, setup.layout, patience);
-    shard.restore(part.state);
-    resumed_at = part.time;
-  }
   RunClock clock;
-  clock.start(setup.comm, patience, resumed_at);
+  start_rank(setup, clock, [&shard](const nlohmann::json& state) { shard.restore(state); });
   shard.serve();
 }
 

@@ -57,14 +57,8 @@ void run_worker_rank(const RankSetup& setup) {
   engine::WorkerLoopState loop;
   WorkerRankState state{*trainer, loop, setup.delays, activity, max_intervals};
   endpoint.answer_state_requests([&state] { return state.save(); });
-  const Patience patience = Patience::before_training(setup.config.run);
-  double resumed_at = 0;
-  if (setup.resumed) {
-    ResumedPart part = receive_resume_state(setup.comm, setup.layout, patience);
-    state.restore(part.state);
-    resumed_at = part.time;
-  }
-  clock.start(setup.comm, patience, resumed_at);
+  const double resumed_at =
+      start_rank(setup, clock, [&state](const nlohmann::json& saved) { state.restore(saved); });
   const config::WorkerFailure* failure = engine::failure_of(setup.config.cluster, worker);
   // A worker that crashed or hung before the checkpoint stays gone or silent: the server's
   // state says so already.
