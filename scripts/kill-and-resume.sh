@@ -83,6 +83,12 @@ for ((trial = 1; trial <= trials; trial++)); do
   sleep "$delay"
   killed=true
   target=$(victim "$run" "$pid") || true  # none when the run just ended
+  what=""
+  if [[ $engine == mpi && -n $target ]]; then
+    rank=$(tr '\0' '\n' < "/proc/$target/environ" 2> /dev/null |
+      sed -n 's/^OMPI_COMM_WORLD_RANK=//p') || true
+    what=" rank ${rank:-?}"
+  fi
   [[ -n $target ]] && kill -KILL "$target" 2> /dev/null || killed=false
   status=0
   wait "$pid" 2> /dev/null || status=$?
@@ -132,7 +138,7 @@ for ((trial = 1; trial <= trials; trial++)); do
       "(killed at +${delay} s after the first checkpoint; checkpoints: $checkpoints)"
     failures=$((failures + 1))
   else
-    echo "trial $trial: killed at +${delay} s after the first checkpoint (checkpoints then:" \
+    echo "trial $trial: killed${what} at +${delay} s after the first checkpoint (checkpoints then:" \
       "$checkpoints); resumed; $([[ $engine == sim ]] && echo "log.jsonl, timeline.csv and" \
       "summary.json match" || echo "it continued the run")"
   fi
