@@ -4,9 +4,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
-#include "mpi/messages.h"
-#include "mpi/wire/message_error.h"
-#include "mpi/wire/state_bytes.h"
+#include "mpi/resume_parts.h"
 
 namespace hetps::mpi {
 
@@ -26,18 +24,9 @@ double start_rank(const RankSetup& setup, RunClock& clock,
   const Patience patience = Patience::before_training(setup.config.run);
   double time = 0;
   if (setup.resumed) {
-    const int server = setup.layout.server_rank();
-    const MPI_Status message = wait_for_message(setup.comm, server, kResumeState, patience, [] {
-      return std::string("this rank's state from rank 0's checkpoint");
-    });
-    const nlohmann::json part = decode_state(take_bytes(message, setup.comm), server);
-    const auto at = part.find("time");
-    const auto state = part.find("state");
-    if (at == part.end() || !at->is_number() || state == part.end() || !state->is_object()) {
-      throw MessageError(server, "a resumed rank's part without its time and state");
-    }
-    restore(*state);
-    time = at->get<double>();
+    ResumePart part = receive_resume_part(setup.comm, setup.layout.server_rank(), patience);
+    restore(part.state);
+    time = part.time;
   }
   clock.start(setup.comm, patience, time);
   return time;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "mpi/patient_wait.h"
+#include "mpi/resume_parts.h"
 #include "mpi/wire/message_checks.h"
 #include "mpi/wire/message_error.h"
 #include "mpi/wire/state_bytes.h"
@@ -113,16 +114,9 @@ nlohmann::json ServerEndpoint::gather_worker_states(double patience) {
 }
 
 void ServerEndpoint::send_resume_states(const nlohmann::json& worker_states, double time) {
-  std::vector<std::vector<char>> parts;
-  for (int w = 0; w < layout_.workers(); ++w) {
-    parts.push_back(encode_state({{"time", time}, {"state", worker_states.at(w)}}));
-  }
-  std::vector<MPI_Request> requests;
-  for (int w = 0; w < layout_.workers(); ++w) {
-    requests.push_back(
-        post_bytes(parts[static_cast<size_t>(w)], layout_.worker_rank(w), kResumeState, comm_));
-  }
-  wait_for_all(requests);
+  std::vector<int> ranks;
+  for (int w = 0; w < layout_.workers(); ++w) ranks.push_back(layout_.worker_rank(w));
+  send_resume_parts(comm_, ranks, worker_states, time);
 }
 
 void ServerEndpoint::tell_workers_the_clock() {

@@ -5,6 +5,7 @@
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
 #include "mpi/patient_wait.h"
+#include "mpi/resume_parts.h"
 #include "mpi/wire/state_bytes.h"
 
 namespace hetps::mpi {
@@ -125,16 +126,11 @@ void ShardPeers::restore_state(const nlohmann::json& state, double time) {
     }
     const auto held = state.at("pushed").get<std::vector<int>>();
     pushed_ = {held.begin(), held.end()};
-    std::vector<std::vector<char>> parts;
-    for (const nlohmann::json& part : ranks) {
-      parts.push_back(encode_state({{"time", time}, {"state", part}}));
-    }
-    std::vector<MPI_Request> requests;
+    std::vector<int> shard_ranks;
     for (int shard = 1; shard < layout_.servers(); ++shard) {
-      requests.push_back(post_bytes(parts[static_cast<size_t>(shard - 1)],
-                                    layout_.shard_rank(shard), kResumeState, comm_));
+      shard_ranks.push_back(layout_.shard_rank(shard));
     }
-    wait_for_all(requests);
+    send_resume_parts(comm_, shard_ranks, ranks, time);
   });
 }
 
