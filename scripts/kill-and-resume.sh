@@ -85,7 +85,7 @@ for ((trial = 1; trial <= trials; trial++)); do
   target=$(victim "$run" "$pid") || true  # none when the run just ended
   what=""
   if [[ $engine == mpi && -n $target ]]; then
-    rank=$(tr '\0' '\n' < "/proc/$target/environ" 2> /dev/null |
+    rank=$({ tr '\0' '\n' < "/proc/$target/environ"; } 2> /dev/null |
       sed -n 's/^OMPI_COMM_WORLD_RANK=//p') || true
     what=" rank ${rank:-?}"
   fi
