@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/checkpoint_error.h"
+#include "checkpoint/utf8_text.h"
 #include "config/atomic_file.h"
 
 namespace hetps::checkpoint {
@@ -92,11 +93,13 @@ nlohmann::json decode_checkpoint(std::string_view bytes, std::string_view source
         "checkpoint {}: corrupt: the state's checksum does not match its header", source));
   }
   try {
-    return nlohmann::json::from_cbor(payload);
+    nlohmann::json state = nlohmann::json::from_cbor(payload);
+    check_text_is_utf8(state);
+    return state;
   } catch (const nlohmann::json::exception& error) {
     // The checksum matched: the writer itself was wrong.
     throw CheckpointError(
-        fmt::format("checkpoint {}: its state is not valid CBOR: {}", source, error.what()));
+        fmt::format("checkpoint {}: its state is not CBOR of UTF-8 text: {}", source, error.what()));
   }
 }
 

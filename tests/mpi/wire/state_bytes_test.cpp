@@ -44,6 +44,10 @@ TEST(StateBytesTest, BytesThatAreNotOneCborObjectAreRefusedNamingTheSender) {
   // An array announcing more entries than any memory holds (found by fuzz/mpi_messages.cpp).
   expect_refused({'\x9b', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f'},
                  "a state of 9 bytes");
+  // A key that is not UTF-8 (found by fuzz/mpi_messages.cpp: dump() threw on it).
+  expect_refused(encode_state({{"gg\xff", 1}}), "not one CBOR object of UTF-8 text");
+  expect_refused(encode_state({{"name", {"worker", "\xe0g"}}}),
+                 "not one CBOR object of UTF-8 text");
 }
 
 }  // namespace
