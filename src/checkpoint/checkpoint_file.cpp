@@ -3,15 +3,17 @@
 #include <zlib.h>
 
 #include <array>
+#include <cstdint>
 #include <cstring>
 #include <fstream>
 #include <limits>
 #include <sstream>
+#include <stdexcept>
 
 #include <fmt/format.h>
 
+#include "checkpoint/cbor_state.h"
 #include "checkpoint/checkpoint_error.h"
-#include "checkpoint/utf8_text.h"
 #include "config/atomic_file.h"
 
 namespace hetps::checkpoint {
@@ -93,13 +95,15 @@ nlohmann::json decode_checkpoint(std::string_view bytes, std::string_view source
         "checkpoint {}: corrupt: the state's checksum does not match its header", source));
   }
   try {
-    nlohmann::json state = nlohmann::json::from_cbor(payload);
-    check_text_is_utf8(state);
-    return state;
+    return parse_cbor_state(
+        {reinterpret_cast<const std::uint8_t*>(payload.data()), payload.size()});
   } catch (const nlohmann::json::exception& error) {
     // The checksum matched: the writer itself was wrong.
     throw CheckpointError(
-        fmt::format("checkpoint {}: its state is not CBOR of UTF-8 text: {}", source, error.what()));
+        fmt::format("checkpoint {}: its state is not valid CBOR: {}", source, error.what()));
+  } catch (const std::invalid_argument& error) {
+    throw CheckpointError(
+        fmt::format("checkpoint {}: its state is not valid: {}", source, error.what()));
   }
 }
 

@@ -70,7 +70,7 @@ TEST(CheckpointFileTest, RefusalsSayWhatIsWrong) {
   EXPECT_THAT(refusal_of(good + "x"), HasSubstr("trailing bytes"));
   // CBOR may carry any bytes as text; a checksum over them does not make them text.
   EXPECT_THAT(refusal_of(encode_checkpoint({{"engine", "threads\xff"}})),
-              HasSubstr("checkpoint ckpt-7: its state is not CBOR of UTF-8 text"));
+              HasSubstr("checkpoint ckpt-7: its state is not valid: text that is not UTF-8"));
 }
 
 TEST(CheckpointFileTest, WritesLeaveOnlyTheCheckpointAndReadBack) {

@@ -1,8 +1,11 @@
 #include "mpi/wire/state_bytes.h"
 
+#include <stdexcept>
+#include <string>
+
 #include <fmt/format.h>
 
-#include "checkpoint/utf8_text.h"
+#include "checkpoint/cbor_state.h"
 #include "mpi/wire/message_error.h"
 
 namespace hetps::mpi {
@@ -13,22 +16,22 @@ std::vector<char> encode_state(const nlohmann::json& state) {
 }
 
 nlohmann::json decode_state(std::span<const char> bytes, int sender) {
-  const auto refuse = [&] {
-    return MessageError(
-        sender,
-        fmt::format("a state of {} bytes that is not one CBOR object of UTF-8 text", bytes.size()));
+  const auto refuse = [&](const std::string& why) {
+    return MessageError(sender, fmt::format("a state of {} bytes that is not one CBOR object: {}",
+                                            bytes.size(), why));
   };
   const auto* begin = reinterpret_cast<const std::uint8_t*>(bytes.data());
   nlohmann::json state;
   try {
-    state = nlohmann::json::from_cbor(begin, begin + bytes.size());
-    checkpoint::check_text_is_utf8(state);
-  } catch (const nlohmann::json::exception&) {
-    // Every kind: a length the bytes cannot hold is out_of_range, not a parse error, and text
-    // that is not UTF-8 is a type_error (both found by fuzz/mpi_messages.cpp).
-    throw refuse();
+    state = checkpoint::parse_cbor_state({begin, bytes.size()});
+  } catch (const nlohmann::json::exception& error) {
+    // Every kind: a length the bytes cannot hold is out_of_range, not a parse error (found by
+    // fuzz/mpi_messages.cpp).
+    throw refuse(error.what());
+  } catch (const std::invalid_argument& error) {
+    throw refuse(error.what());
   }
-  if (!state.is_object()) throw refuse();
+  if (!state.is_object()) throw refuse(fmt::format("it holds a {}", state.type_name()));
   return state;
 }
 

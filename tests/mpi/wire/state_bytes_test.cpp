@@ -45,9 +45,12 @@ TEST(StateBytesTest, BytesThatAreNotOneCborObjectAreRefusedNamingTheSender) {
   expect_refused({'\x9b', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f', '\x7f'},
                  "a state of 9 bytes");
   // A key that is not UTF-8 (found by fuzz/mpi_messages.cpp: dump() threw on it).
-  expect_refused(encode_state({{"gg\xff", 1}}), "not one CBOR object of UTF-8 text");
-  expect_refused(encode_state({{"name", {"worker", "\xe0g"}}}),
-                 "not one CBOR object of UTF-8 text");
+  expect_refused(encode_state({{"gg\xff", 1}}), "not one CBOR object: text that is not UTF-8");
+  expect_refused(encode_state({{"name", {"worker", "\xe0g"}}}), "text that is not UTF-8");
+  // Arrays nested 5000 deep: a reader that descends into each overflows its stack (found by
+  // fuzz/mpi_messages.cpp).
+  expect_refused(std::vector<char>(5000, '\x81'), "nested deeper than");
+  expect_refused(encode_state(nlohmann::json::array({1, 2})), "it holds a array");
 }
 
 }  // namespace
