@@ -1,6 +1,7 @@
 // Every part's restore_state names itself in what it refuses: a field missing or of the wrong
-// type (nlohmann::json::exception), a value the part's own checks refuse
-// (std::invalid_argument) or a part inside it that refused (CheckpointError) all come out as one
+// type (nlohmann::json::exception), a value the part's own checks refuse (std::invalid_argument),
+// an id that indexes nothing (std::out_of_range from a container's at()) or a part inside it that
+// refused (CheckpointError) all come out as one
 // CheckpointError prefixed with the part's name, so a nested refusal reads as a path:
 //
 //   checkpoint::restoring("worker 3", [&] { sampler.restore(...); optimizer.restore_state(...); });
@@ -23,7 +24,7 @@ void restoring(std::string_view part, Restore&& restore) {
     restore();
   } catch (const nlohmann::json::exception& e) {
     throw CheckpointError(fmt::format("{}: {}", part, e.what()));
-  } catch (const std::invalid_argument& e) {
+  } catch (const std::logic_error& e) {
     throw CheckpointError(fmt::format("{}: {}", part, e.what()));
   } catch (const CheckpointError& e) {
     throw CheckpointError(fmt::format("{}: {}", part, e.what()));

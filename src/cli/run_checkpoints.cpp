@@ -4,6 +4,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/checkpoint_store.h"
+#include "checkpoint/saved_integers.h"
 #include "config/toml_writer.h"
 
 namespace hetps::cli {
@@ -29,20 +30,29 @@ std::filesystem::path save_run_checkpoint(const std::filesystem::path& run_dir,
 ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config::Config& config,
                               const std::function<void(const std::string&)>& refused) {
   checkpoint::CheckpointStore::Found found = store_of(run_dir, config).load_latest(refused);
+  const auto refuse = [&](const char* why) {
+    return checkpoint::CheckpointError(fmt::format("checkpoint {}: {}", found.file.string(), why));
+  };
+  ResumePoint point;
+  point.file = found.file;
+  bool same_config = false;
   try {
-    if (found.state.at("config") != config::to_toml_text(config)) {
-      throw checkpoint::CheckpointError(fmt::format(
-          "checkpoint {} was taken by a run with another config than {}: a checkpoint resumes "
-          "only the run that took it",
-          found.file.string(), (run_dir / "config.toml").string()));
-    }
-    return ResumePoint{found.file, found.state.at("time").get<double>(),
-                       found.state.at("log_bytes").get<uint64_t>(),
-                       std::move(found.state.at("engine"))};
+    same_config = found.state.at("config") == config::to_toml_text(config);
+    point.time = found.state.at("time").get<double>();
+    point.log_bytes = checkpoint::integer<uint64_t>(found.state.at("log_bytes"));
+    point.engine_state = std::move(found.state.at("engine"));
   } catch (const nlohmann::json::exception& error) {
-    throw checkpoint::CheckpointError(
-        fmt::format("checkpoint {}: {}", found.file.string(), error.what()));
+    throw refuse(error.what());
+  } catch (const checkpoint::CheckpointError& error) {
+    throw refuse(error.what());
   }
+  if (!same_config) {
+    throw checkpoint::CheckpointError(
+        fmt::format("checkpoint {} was taken by a run with another config than {}: a checkpoint "
+                    "resumes only the run that took it",
+                    found.file.string(), (run_dir / "config.toml").string()));
+  }
+  return point;
 }
 
 }  // namespace hetps::cli

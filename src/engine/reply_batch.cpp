@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 
 namespace hetps::engine {
 
@@ -72,7 +73,7 @@ nlohmann::json ReplyBatch::save_state() const {
 
 void ReplyBatch::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the pull replies' relays", [&] {
-    auto merged_by = state.at("merged_by").get<std::vector<int>>();
+    auto merged_by = checkpoint::integers<std::vector<int>>(state.at("merged_by"));
     const auto workers = static_cast<int>(merged_by_.size());
     if (merged_by.size() != merged_by_.size()) {
       throw checkpoint::CheckpointError(

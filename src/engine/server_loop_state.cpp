@@ -10,6 +10,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 #include "engine/server_loop.h"
 #include "protocol/worker_plan_state.h"
@@ -82,7 +83,7 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
     leader_of_ = per_worker<int>(state, "leader_of", workers);
     gathering_ = per_worker<std::vector<int>>(state, "gathering", workers);
     next_evaluation_ = state.at("next_evaluation").get<double>();
-    const auto hangs_ahead = state.at("hangs_ahead").get<std::vector<int>>();
+    const auto hangs_ahead = checkpoint::integers<std::vector<int>>(state.at("hangs_ahead"));
     std::erase_if(hangs_ahead_, [&](const config::WorkerFailure* hang) {
       return std::ranges::find(hangs_ahead, hang->worker) == hangs_ahead.end();
     });
@@ -92,7 +93,7 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
     const size_t model_floats = state_.server().model().size();
     std::map<int64_t, ModelSnapshot> models;
     for (const nlohmann::json& saved : state.at("held_models")) {
-      const auto version = saved.at(0).get<int64_t>();
+      const auto version = checkpoint::integer<int64_t>(saved.at(0));
       auto model = std::make_shared<std::vector<float>>(model_floats);
       checkpoint::read_floats(saved.at(1), *model, fmt::format("the model of version {}", version));
       models.emplace(version, std::move(model));
@@ -100,10 +101,10 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
     held_.clear();
     for (const nlohmann::json& saved : state.at("held_replies")) {
       Reply reply;
-      reply.worker = saved.at("worker").get<int>();
+      reply.worker = checkpoint::integer<int>(saved.at("worker"));
       check_worker(reply.worker, workers, "a held reply");
       reply.plan = saved.at("plan").get<protocol::WorkerPlan>();
-      reply.version = saved.at("version").get<int64_t>();
+      reply.version = checkpoint::integer<int64_t>(saved.at("version"));
       const auto model = models.find(reply.version);
       if (model == models.end()) {
         throw checkpoint::CheckpointError(
@@ -111,7 +112,7 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
                         reply.version));
       }
       reply.model = model->second;
-      reply.update_id = saved.at("update_id").get<int>();
+      reply.update_id = checkpoint::integer<int>(saved.at("update_id"));
       if (reply.update_id != owed_[static_cast<size_t>(reply.worker)]) {
         throw checkpoint::CheckpointError(
             fmt::format("worker {}'s held reply is for update {}, but it owes update {}",
@@ -125,9 +126,9 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
                         reply.worker, reply.update_id));
       }
       reply.lr = saved.at("lr").get<double>();
-      reply.via = saved.at("via").get<int>();
+      reply.via = checkpoint::integer<int>(saved.at("via"));
       if (reply.via != protocol::kServer) check_worker(reply.via, workers, "a held reply's relay");
-      reply.relays = saved.at("relays").get<int>();
+      reply.relays = checkpoint::integer<int>(saved.at("relays"));
       held_.push_back(std::move(reply));
     }
   });

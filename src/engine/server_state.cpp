@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "protocol/registry.h"
 
 namespace hetps::engine {
@@ -250,12 +251,12 @@ nlohmann::json ServerState::save_state() const {
 void ServerState::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the server state", [&] {
     // Not every protocol's state knows its worker count.
-    const int workers = state.at("workers").get<int>();
+    const int workers = checkpoint::integer<int>(state.at("workers"));
     if (workers != config_.cluster.workers) {
       throw checkpoint::CheckpointError(
           fmt::format("holds {} workers, expected {}", workers, config_.cluster.workers));
     }
-    const auto evaluated_version = state.at("evaluated_version").get<int64_t>();
+    const auto evaluated_version = checkpoint::integer<int64_t>(state.at("evaluated_version"));
     const auto evaluated_time = state.at("evaluated_time").get<double>();
     server_->restore_state(state.at("server"));
     pool_.restore_state(state.at("pool"));

@@ -8,6 +8,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 #include "engine/sim_engine.h"
 
@@ -25,7 +26,7 @@ nlohmann::json sparse_to_json(const std::optional<worker::SparseDelta>& sparse) 
 std::optional<worker::SparseDelta> sparse_from_json(const nlohmann::json& state) {
   if (state.is_null()) return std::nullopt;
   worker::SparseDelta sparse;
-  sparse.dense_size = state.at("dense_size").get<uint64_t>();
+  sparse.dense_size = checkpoint::integer<uint64_t>(state.at("dense_size"));
   sparse.indices = state.at("indices").get<std::vector<uint32_t>>();
   sparse.values = checkpoint::floats_from_blob(state.at("values"), "a compressed update");
   if (sparse.values.size() != sparse.indices.size()) {
@@ -54,17 +55,17 @@ nlohmann::json SimEngine::WorkerClock::save_state() const {
 }
 
 void SimEngine::WorkerClock::restore_state(const nlohmann::json& state) {
-  steps = state.at("steps").get<int64_t>();
-  pushes = state.at("pushes").get<int64_t>();
+  steps = checkpoint::integer<int64_t>(state.at("steps"));
+  pushes = checkpoint::integer<int64_t>(state.at("pushes"));
   last_pull_seconds = state.at("last_pull_seconds").get<double>();
   model_arrived = state.at("model_arrived").get<double>();
-  update_in_flight = state.at("update_in_flight").get<int>();
+  update_in_flight = checkpoint::integer<int>(state.at("update_in_flight"));
   silent = state.at("silent").get<bool>();
   hung = state.at("hung").get<bool>();
-  leader = state.at("leader").get<int>();
-  awaited_members = state.at("awaited_members").get<std::vector<int>>();
-  gathered = state.at("gathered").get<std::vector<int>>();
-  early_updates = state.at("early_updates").get<std::vector<int>>();
+  leader = checkpoint::integer<int>(state.at("leader"));
+  awaited_members = checkpoint::integers<std::vector<int>>(state.at("awaited_members"));
+  gathered = checkpoint::integers<std::vector<int>>(state.at("gathered"));
+  early_updates = checkpoint::integers<std::vector<int>>(state.at("early_updates"));
   own_update_ready = state.at("own_update_ready").get<bool>();
   compressed = sparse_from_json(state.at("compressed"));
 }
@@ -110,18 +111,18 @@ void SimEngine::restore_state(const nlohmann::json& state) {
     wall_start_ -= std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(state.at("wall_seconds").get<double>()));
     now_ = state.at("now").get<double>();
-    sequence_ = state.at("sequence").get<uint64_t>();
-    updates_in_flight_ = state.at("updates_in_flight").get<int>();
+    sequence_ = checkpoint::integer<uint64_t>(state.at("sequence"));
+    updates_in_flight_ = checkpoint::integer<int>(state.at("updates_in_flight"));
     next_checkpoint_ = state.at("next_checkpoint").get<double>();
     events_ = {};
     for (const auto& event : state.at("events")) {
-      const auto kind = event.at(2).get<int>();
+      const auto kind = checkpoint::integer<int>(event.at(2));
       if (kind < 0 || kind > static_cast<int>(EventKind::WorkerFails)) {
         throw checkpoint::CheckpointError(fmt::format("an event of unknown kind {}", kind));
       }
-      events_.push(Event{event.at(0).get<double>(), event.at(1).get<uint64_t>(),
-                         static_cast<EventKind>(kind), event.at(3).get<int>(),
-                         event.at(4).get<int>()});
+      events_.push(Event{event.at(0).get<double>(), checkpoint::integer<uint64_t>(event.at(1)),
+                         static_cast<EventKind>(kind), checkpoint::integer<int>(event.at(3)),
+                         checkpoint::integer<int>(event.at(4))});
     }
     shard_free_at_ = state.at("shard_free_at").get<std::vector<double>>();
     if (shard_free_at_.size() != shard_fraction_.size()) {

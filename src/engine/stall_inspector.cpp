@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 
 namespace hetps::engine {
 
@@ -69,7 +70,7 @@ void StallInspector::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the stall inspector", [&] {
     std::map<int, Wait> waits;
     for (const nlohmann::json& saved : state.at("waits")) {
-      const int worker = saved.at("worker").get<int>();
+      const int worker = checkpoint::integer<int>(saved.at("worker"));
       if (worker < 0) {
         throw checkpoint::CheckpointError(fmt::format("a wait for worker {}", worker));
       }

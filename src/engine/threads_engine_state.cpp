@@ -6,6 +6,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "engine/threads_engine.h"
 
 namespace hetps::engine {
@@ -50,7 +51,7 @@ double ThreadsEngine::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the threads engine", [&] {
     checkpoint::expect_engine(state, "threads");
     const nlohmann::json& workers = state.at("workers");
-    const auto pushes = state.at("pushes").get<std::vector<int64_t>>();
+    const auto pushes = checkpoint::integers<std::vector<int64_t>>(state.at("pushes"));
     const nlohmann::json& unread_deaths = state.at("unread_deaths");
     if (workers.size() != workers_.size() || pushes.size() != workers_.size() ||
         unread_deaths.size() != workers_.size()) {
@@ -65,7 +66,7 @@ double ThreadsEngine::restore_state(const nlohmann::json& state) {
     for (size_t w = 0; w < workers_.size(); ++w) {
       workers_[w]->restore_state(workers.at(w));
       loop_states_[w].pushes = pushes[w];
-      for (int member : unread_deaths.at(w).get<std::vector<int>>()) {
+      for (int member : checkpoint::integers<std::vector<int>>(unread_deaths.at(w))) {
         if (member < 0 || static_cast<size_t>(member) >= workers_.size()) {
           throw checkpoint::CheckpointError(fmt::format(
               "worker {} was told of the death of worker {}, which does not exist", w, member));

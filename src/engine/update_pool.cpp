@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 #include "protocol/update_info_state.h"
 
@@ -20,11 +21,11 @@ nlohmann::json UpdatePool::save_state() const {
 
 void UpdatePool::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the updates in flight", [&] {
-    const int next_id = state.at("next_id").get<int>();
+    const int next_id = checkpoint::integer<int>(state.at("next_id"));
     std::vector<std::vector<float>> buffers;
     std::map<int, PendingUpdate> pending;
     for (const nlohmann::json& saved : state.at("pending")) {
-      const int id = saved.at("id").get<int>();
+      const int id = checkpoint::integer<int>(saved.at("id"));
       if (id < 0 || id >= next_id) {
         throw checkpoint::CheckpointError(
             fmt::format("update {}: expected an id from 0 to {} (the next id {} not given yet)", id,

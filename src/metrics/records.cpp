@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 
 namespace hetps::metrics {
 
@@ -38,8 +39,8 @@ void StalenessHistogram::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the staleness histogram", [&] {
     std::array<int64_t, kOverflowStaleness + 1> updates{};
     for (const nlohmann::json& bucket : state) {
-      const auto staleness = bucket.at("staleness").get<int64_t>();
-      const auto count = bucket.at("updates").get<int64_t>();
+      const auto staleness = checkpoint::integer<int64_t>(bucket.at("staleness"));
+      const auto count = checkpoint::integer<int64_t>(bucket.at("updates"));
       if (staleness < 0 || staleness > kOverflowStaleness || count < 0) {
         throw checkpoint::CheckpointError(fmt::format(
             "a bucket of staleness {} holding {} updates: expected a staleness from 0 to {} and "

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 
 namespace hetps::metrics {
 
@@ -87,17 +88,18 @@ nlohmann::json RunStatistics::save_state() const {
 void RunStatistics::restore_state(const nlohmann::json& state) {
   checkpoint::restoring("the run statistics", [&] {
     RunStatistics restored;
-    restored.samples_ = state.at("samples").get<int64_t>();
-    restored.applied_ = state.at("applied").get<int64_t>();
-    restored.updates_ = state.at("updates").get<int64_t>();
-    restored.bytes_to_server_ = state.at("bytes_to_server").get<int64_t>();
-    restored.bytes_from_server_ = state.at("bytes_from_server").get<int64_t>();
-    restored.bytes_worker_to_worker_ = state.at("bytes_worker_to_worker").get<int64_t>();
+    restored.samples_ = checkpoint::integer<int64_t>(state.at("samples"));
+    restored.applied_ = checkpoint::integer<int64_t>(state.at("applied"));
+    restored.updates_ = checkpoint::integer<int64_t>(state.at("updates"));
+    restored.bytes_to_server_ = checkpoint::integer<int64_t>(state.at("bytes_to_server"));
+    restored.bytes_from_server_ = checkpoint::integer<int64_t>(state.at("bytes_from_server"));
+    restored.bytes_worker_to_worker_ =
+        checkpoint::integer<int64_t>(state.at("bytes_worker_to_worker"));
     restored.staleness_sum_ = state.at("staleness_sum").get<double>();
-    restored.max_staleness_ = state.at("max_staleness").get<int64_t>();
+    restored.max_staleness_ = checkpoint::integer<int64_t>(state.at("max_staleness"));
     restored.staleness_histogram_.restore_state(state.at("staleness_histogram"));
     restored.window_loss_sum_ = state.at("window_loss_sum").get<double>();
-    restored.window_samples_ = state.at("window_samples").get<int64_t>();
+    restored.window_samples_ = checkpoint::integer<int64_t>(state.at("window_samples"));
     restored.last_train_loss_ = state.at("last_train_loss").get<double>();
     restored.last_time_ = state.at("last_time").get<double>();
     restored.final_accuracy_ = state.at("final_accuracy").get<double>();

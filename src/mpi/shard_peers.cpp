@@ -4,6 +4,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "mpi/patient_wait.h"
 #include "mpi/resume_parts.h"
 #include "mpi/wire/state_bytes.h"
@@ -124,7 +125,7 @@ void ShardPeers::restore_state(const nlohmann::json& state, double time) {
       throw checkpoint::CheckpointError(
           fmt::format("holds {} shard ranks, the run has {}", ranks.size(), layout_.servers() - 1));
     }
-    const auto held = state.at("pushed").get<std::vector<int>>();
+    const auto held = checkpoint::integers<std::vector<int>>(state.at("pushed"));
     pushed_ = {held.begin(), held.end()};
     std::vector<int> shard_ranks;
     for (int shard = 1; shard < layout_.servers(); ++shard) {

@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 #include "engine/model_snapshots.h"
 #include "engine/server_state.h"
@@ -65,12 +66,12 @@ class ShardServer {
         checkpoint::read_floats(update.at("slice"),
                                 std::span(buffer).subspan(keys_.begin, keys_.size()),
                                 "an update's slice");
-        updates_[update.at("id").get<int>()] = std::move(buffer);
+        updates_[checkpoint::integer<int>(update.at("id"))] = std::move(buffer);
       }
       for (const nlohmann::json& kept : state.at("kept")) {
         auto slice = std::make_shared<std::vector<float>>(keys_.size());
         checkpoint::read_floats(kept.at("slice"), *slice, "a kept slice");
-        kept_[kept.at("version").get<int64_t>()] = std::move(slice);
+        kept_[checkpoint::integer<int64_t>(kept.at("version"))] = std::move(slice);
       }
     });
   }

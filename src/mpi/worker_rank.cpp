@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 #include "engine/worker_factory.h"
 #include "engine/worker_loop.h"
@@ -31,7 +32,7 @@ struct WorkerRankState {
   void restore(const nlohmann::json& state) {
     checkpoint::restoring(fmt::format("worker {}", trainer.id()), [&] {
       trainer.restore_state(state.at("worker"));
-      loop.pushes = state.at("pushes").get<int64_t>();
+      loop.pushes = checkpoint::integer<int64_t>(state.at("pushes"));
       delays.restore_state(state.at("delays"));
       activity = metrics::WorkerActivity::from_doubles(
           checkpoint::doubles_from_blob(state.at("activity"), "its activity"), max_intervals);

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/saved_integers.h"
 #include "protocol/hybrids.h"
 #include "protocol/param_specs.h"
 
@@ -259,7 +260,7 @@ void Ashl::restore_state(const nlohmann::json& state) {
   };
   const auto& times = state.at("times");
   if (times.size() != workers) refuse(fmt::format("it holds {} workers", times.size()));
-  const int stage = state.at("stage").get<int>();
+  const int stage = checkpoint::integer<int>(state.at("stage"));
   if (stage < 0 || stage > static_cast<int>(Stage::Shl)) refuse(fmt::format("stage {}", stage));
   restored.workers_ = workers_;
   restored.stage_ = static_cast<Stage>(stage);
@@ -269,13 +270,13 @@ void Ashl::restore_state(const nlohmann::json& state) {
     windows.t_iter.restore_state(saved.at(0));
     windows.t_push.restore_state(saved.at(1));
     windows.t_pull.restore_state(saved.at(2));
-    windows.measured = saved.at(3).get<int64_t>();
+    windows.measured = checkpoint::integer<int64_t>(saved.at(3));
     restored.times_.push_back(std::move(windows));
   }
   restored.planned_t_iter_ = state.at("planned_t_iter").get<std::vector<double>>();
   restored.sent_keep_ratio_ = state.at("sent_keep_ratio").get<std::vector<double>>();
   auto restore_stage = [&](const nlohmann::json& saved, StageSettings& stage_settings) {
-    stage_settings.local_steps = saved.at(0).get<std::vector<int>>();
+    stage_settings.local_steps = checkpoint::integers<std::vector<int>>(saved.at(0));
     stage_settings.data_shares = saved.at(1).get<std::vector<double>>();
     stage_settings.keep_ratios = saved.at(2).get<std::vector<double>>();
     const bool planned = !stage_settings.local_steps.empty();
@@ -291,9 +292,9 @@ void Ashl::restore_state(const nlohmann::json& state) {
   restored.recent_losses_.restore_state(state.at("recent_losses"));
   const auto& first = state.at("first_global_loss");
   if (!first.is_null()) restored.first_global_loss_ = first.get<double>();
-  restored.shl_commits_ = state.at("shl_commits").get<std::vector<int64_t>>();
-  restored.live_ = state.at("live").get<std::set<int>>();
-  restored.held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  restored.shl_commits_ = checkpoint::integers<std::vector<int64_t>>(state.at("shl_commits"));
+  restored.live_ = checkpoint::integers<std::set<int>>(state.at("live"));
+  restored.held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
   if (restored.planned_t_iter_.size() != workers || restored.sent_keep_ratio_.size() != workers ||
       restored.shl_commits_.size() != workers) {
     refuse("a per-worker list has another length");

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/saved_integers.h"
+
 namespace hetps::protocol {
 
 CommunityRounds::CommunityRounds(int workers, int64_t staleness, Grouping grouping)
@@ -207,17 +209,17 @@ nlohmann::json CommunityRounds::save_state() const {
 }
 
 void CommunityRounds::restore_state(const nlohmann::json& state) {
-  live_ = state.at("live").get<std::set<int>>();
+  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
   grouping_ = {{}, state.at("aggregate_at_leader").get<bool>()};
   state_.clear();
   community_of_.assign(static_cast<size_t>(workers_), -1);
   for (const nlohmann::json& saved : state.at("communities")) {
-    grouping_.communities.push_back(saved.at("members").get<std::vector<int>>());
+    grouping_.communities.push_back(checkpoint::integers<std::vector<int>>(saved.at("members")));
     Community& community = state_.emplace_back();
-    community.held = saved.at("held").get<std::set<int>>();
-    community.contributions = saved.at("contributions").get<std::map<int, int>>();
+    community.held = checkpoint::integers<std::set<int>>(saved.at("held"));
+    community.contributions = checkpoint::integer_map<int, int>(saved.at("contributions"));
     community.in_round = saved.at("in_round").get<bool>();
-    community.rounds = saved.at("rounds").get<int64_t>();
+    community.rounds = checkpoint::integer<int64_t>(saved.at("rounds"));
     for (int member : grouping_.communities.back()) {
       community_of_.at(static_cast<size_t>(member)) = static_cast<int>(state_.size() - 1);
     }
@@ -225,8 +227,11 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
   pending_.reset();
   if (state.contains("pending")) {
     const nlohmann::json& pending = state.at("pending");
-    pending_ = Grouping{pending.at("communities").get<std::vector<std::vector<int>>>(),
-                        pending.at("aggregate_at_leader").get<bool>()};
+    Grouping grouping{{}, pending.at("aggregate_at_leader").get<bool>()};
+    for (const nlohmann::json& members : pending.at("communities")) {
+      grouping.communities.push_back(checkpoint::integers<std::vector<int>>(members));
+    }
+    pending_ = std::move(grouping);
   }
 }
 

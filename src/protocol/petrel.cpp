@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "checkpoint/saved_integers.h"
 #include "protocol/community_choice.h"
 #include "protocol/dbscan.h"
 #include "protocol/hybrids.h"
@@ -286,9 +287,10 @@ nlohmann::json Petrel::save_state() const {
 }
 
 void Petrel::restore_state(const nlohmann::json& state) {
-  live_ = state.at("live").get<std::set<int>>();
+  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
   features_.restore_state(state.at("features"));
-  configuration_ = {state.at("communities").get<int>(), state.at("staleness").get<int64_t>()};
+  configuration_ = {checkpoint::integer<int>(state.at("communities")),
+                    checkpoint::integer<int64_t>(state.at("staleness"))};
   rounds_ = rounds_restored_from(state.at("rounds"), configuration_.staleness);
   recent_loss_.restore_state(state.at("recent_loss"));
   // States saved before drift was measured have neither: no baseline, as while profiling.

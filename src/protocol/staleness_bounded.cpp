@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "checkpoint/saved_integers.h"
+
 namespace hetps::protocol {
 
 StalenessBounded::StalenessBounded(std::string name, int64_t bound)
@@ -69,10 +71,10 @@ nlohmann::json StalenessBounded::save_state() const {
 }
 
 void StalenessBounded::restore_state(const nlohmann::json& state) {
-  started_ = state.at("started").get<std::vector<int64_t>>();
-  pushed_ = state.at("pushed").get<std::vector<int64_t>>();
-  live_ = state.at("live").get<std::set<int>>();
-  held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  started_ = checkpoint::integers<std::vector<int64_t>>(state.at("started"));
+  pushed_ = checkpoint::integers<std::vector<int64_t>>(state.at("pushed"));
+  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
+  held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
 }
 
 }  // namespace hetps::protocol

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <numeric>
 
+#include "checkpoint/saved_integers.h"
 #include "protocol/median.h"
 
 namespace hetps::protocol {
@@ -84,7 +85,7 @@ void StragglerDetector::restore_state(const nlohmann::json& state) {
     workers_[w].flagged_at = workers[w].at("flagged_at").get<double>();
   }
   ended_episodes_seconds_ = state.at("ended_episodes_seconds").get<double>();
-  ended_episodes_ = state.at("ended_episodes").get<int64_t>();
+  ended_episodes_ = checkpoint::integer<int64_t>(state.at("ended_episodes"));
 }
 
 }  // namespace hetps::protocol

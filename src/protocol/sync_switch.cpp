@@ -4,6 +4,7 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "checkpoint/saved_integers.h"
 #include "protocol/hybrids.h"
 #include "protocol/param_specs.h"
 
@@ -163,20 +164,22 @@ nlohmann::json SyncSwitch::save_state() const {
 
 void SyncSwitch::restore_state(const nlohmann::json& state) {
   const auto& shape = state.at("shape");
-  shape_ = RunShape{shape.at("workers").get<int>(), shape.at("max_samples").get<int64_t>(),
-                    shape.at("batch_size").get<int>(), shape.at("momentum").get<double>(),
-                    shape.value("seed", uint64_t{0})};  // absent from older states
+  shape_ =
+      RunShape{checkpoint::integer<int>(shape.at("workers")),
+               checkpoint::integer<int64_t>(shape.at("max_samples")),
+               checkpoint::integer<int>(shape.at("batch_size")), shape.at("momentum").get<double>(),
+               shape.value("seed", uint64_t{0})};  // absent from older states
   bsp_.restore_state(state.at("bsp"));
   detector_ = StragglerDetector(shape_.workers, options_.straggler);
   detector_.restore_state(state.at("detector"));
   phase_ = state.at("phase") == "bsp" ? Phase::Bsp : Phase::Asp;
   asp_reason_ = state.at("asp_reason").get<std::string>();
-  bsp_budget_ = state.at("bsp_budget").get<int64_t>();
-  asp_updates_ = state.at("asp_updates").get<int64_t>();
+  bsp_budget_ = checkpoint::integer<int64_t>(state.at("bsp_budget"));
+  asp_updates_ = checkpoint::integer<int64_t>(state.at("asp_updates"));
   optimizer_ = {state.at("optimizer").at("lr_scale").get<double>(),
                 state.at("optimizer").at("momentum").get<double>()};
   pull_seconds_sum_ = state.at("pull_seconds_sum").get<double>();
-  pulls_measured_ = state.at("pulls_measured").get<int64_t>();
+  pulls_measured_ = checkpoint::integer<int64_t>(state.at("pulls_measured"));
 }
 
 namespace {

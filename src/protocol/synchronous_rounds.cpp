@@ -1,5 +1,7 @@
 #include "protocol/synchronous_rounds.h"
 
+#include "checkpoint/saved_integers.h"
+
 namespace hetps::protocol {
 
 SynchronousRounds::SynchronousRounds(std::string name, WorkerPlan plan)
@@ -69,9 +71,9 @@ nlohmann::json SynchronousRounds::save_state() const {
 }
 
 void SynchronousRounds::restore_state(const nlohmann::json& state) {
-  live_ = state.at("live").get<std::set<int>>();
-  contributions_ = state.at("contributions").get<std::map<int, int>>();
-  held_pulls_ = state.at("held_pulls").get<std::set<int>>();
+  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
+  contributions_ = checkpoint::integer_map<int, int>(state.at("contributions"));
+  held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
   rounds_closed_ = state.value("rounds_closed", int64_t{0});  // absent from older states
 }
 

@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "checkpoint/saved_integers.h"
+
 namespace hetps::protocol {
 
 const char* update_kind_name(UpdateKind kind) {
@@ -34,20 +36,20 @@ void to_json(nlohmann::json& out, const UpdateInfo& info) {
 }
 
 void from_json(const nlohmann::json& in, UpdateInfo& info) {
-  info.id = in.at("id").get<int>();
-  info.worker = in.at("worker").get<int>();
+  info.id = checkpoint::integer<int>(in.at("id"));
+  info.worker = checkpoint::integer<int>(in.at("worker"));
   info.kind = update_kind_named(in.at("kind").get<std::string>());
-  info.base_version = in.at("base_version").get<int64_t>();
-  info.clock = in.at("clock").get<int64_t>();
-  info.steps = in.at("steps").get<int>();
-  info.samples = in.at("samples").get<int64_t>();
+  info.base_version = checkpoint::integer<int64_t>(in.at("base_version"));
+  info.clock = checkpoint::integer<int64_t>(in.at("clock"));
+  info.steps = checkpoint::integer<int>(in.at("steps"));
+  info.samples = checkpoint::integer<int64_t>(in.at("samples"));
   info.train_loss = in.at("train_loss").get<double>();
   info.compute_seconds = in.at("compute_seconds").get<double>();
   info.comm_seconds = in.at("comm_seconds").get<double>();
   info.push_seconds = in.at("push_seconds").get<double>();
   info.pull_seconds = in.at("pull_seconds").get<double>();
   info.now = in.at("now").get<double>();
-  info.members = in.at("members").get<std::vector<int>>();
+  info.members = checkpoint::integers<std::vector<int>>(in.at("members"));
   info.merged_step_seconds = in.at("merged_step_seconds").get<std::vector<double>>();
 }
 

@@ -1,5 +1,6 @@
 #include "protocol/worker_plan_state.h"
 
+#include "checkpoint/saved_integers.h"
 #include "protocol/update_info_state.h"
 
 namespace hetps::protocol {
@@ -13,12 +14,12 @@ void to_json(nlohmann::json& out, const WorkerPlan& plan) {
 
 void from_json(const nlohmann::json& in, WorkerPlan& plan) {
   plan.kind = update_kind_named(in.at("kind").get<std::string>());
-  plan.max_local_steps = in.at("max_local_steps").get<int>();
+  plan.max_local_steps = checkpoint::integer<int>(in.at("max_local_steps"));
   plan.change_threshold = in.at("change_threshold").get<double>();
   plan.keep_ratio = in.at("keep_ratio").get<double>();
   plan.error_feedback = in.at("error_feedback").get<bool>();
-  plan.send_to = in.at("send_to").get<int>();
-  plan.gather_from = in.at("gather_from").get<std::vector<int>>();
+  plan.send_to = checkpoint::integer<int>(in.at("send_to"));
+  plan.gather_from = checkpoint::integers<std::vector<int>>(in.at("gather_from"));
   plan.data_shares = in.at("data_shares").get<std::vector<double>>();
 }
 

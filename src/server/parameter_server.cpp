@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
 
 namespace hetps::server {
@@ -129,7 +130,7 @@ void ParameterServer::restore_state(const nlohmann::json& state) {
           fmt::format("momentum: holds {} floats, expected {} (the keys this server applies)",
                       momentum.size(), held));
     }
-    const auto version = state.at("version").get<int64_t>();
+    const auto version = checkpoint::integer<int64_t>(state.at("version"));
     const nlohmann::json& saved_override = state.at("override");
     const protocol::OptimizerOverride settings{saved_override.at("lr_scale").get<double>(),
                                                saved_override.at("momentum").get<double>()};

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "checkpoint/saved_integers.h"
 #include "data/share_cut.h"
 
 namespace hetps::worker {
@@ -119,7 +120,8 @@ void Worker::restore_state(const nlohmann::json& state) {
         shares.empty() ? partition_->at(w) : data::cut_to_shares(*partition_, shares).at(w), seed_,
         id_);
     const nlohmann::json& position = state.at("sampler");
-    sampler.restore({position.at("epoch").get<int64_t>(), position.at("position").get<int64_t>()});
+    sampler.restore({checkpoint::integer<int64_t>(position.at("epoch")),
+                     checkpoint::integer<int64_t>(position.at("position"))});
 
     const size_t model_floats = learner_.layout().size();
     std::optional<ErrorFeedback> feedback;
