@@ -38,6 +38,8 @@
 //                        start barrier of a resumed run, kResumeState.
 //   shard rank → rank 0: kShardModel (its slice, for an evaluation); kShardState (its state for
 //                        a checkpoint, CBOR bytes).
+//   At the start, every rank but 0 ↔ rank 0: kClockProbe (empty), answered with kClockProbe
+//   (rank 0's clock, one double; run_clock.h).
 #pragma once
 
 #include <mpi.h>
@@ -84,6 +86,7 @@ enum Tag : int {
   kResumeState,
   kHeldUpdates,
   kShardState,
+  kClockProbe,
 };
 
 // MPI counts elements in an int.

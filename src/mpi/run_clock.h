@@ -1,6 +1,9 @@
-// The run's clock on a rank of an MPI job: seconds since the barrier all ranks pass at the start
-// (MPI_Wtime, local to each host; the barrier aligns the starts to well within the time a
-// message takes), less the pauses for rank 0's evaluations, the same engine time on every rank.
+// The run's clock on a rank of an MPI job: rank 0's seconds since the barrier all ranks pass at
+// the start, less the pauses for rank 0's evaluations, the same engine time on every rank. Each
+// other rank sets its clock from rank 0's, read across the quickest of a few round trips
+// (MPI_Wtime is local to each host, and ranks leave a barrier up to a scheduler slice apart on a
+// loaded host: a worker whose clock ran ahead of rank 0's lost its last rounds from its timeline,
+// which rank 0 ends at its own end of the run).
 // Rank 0 stands its clock still while it evaluates and tells every worker rank its clock's
 // state (kClock) when it stops and when it runs on again, with the total paused so far: a
 // worker's clock then shows rank 0's time of the pause until the pause is over and leaves it
@@ -23,8 +26,9 @@ class RunClock {
   using State = ClockState;
 
   // Waits until every rank of `comm` got here, then starts at `from` seconds (a resumed run
-  // goes on from its checkpoint's time); throws engine::StallError after `patience`
-  // (run.start_timeout_s) without them.
+  // goes on from its checkpoint's time) and sets every other rank's clock from rank 0's;
+  // throws engine::StallError after `patience` (run.start_timeout_s) without them, and
+  // MessageError when rank 0's answer is not a time.
   void start(MPI_Comm comm, Patience patience, double from = 0);
   // Never steps back, and never reads below 0. A worker rank hears of rank 0's pauses late
   // (its own clock ran on meanwhile) and passed the start barrier a little apart from rank 0:
@@ -47,6 +51,10 @@ class RunClock {
   void follow(const State& state) { state_ = state; }
 
  private:
+  // Rank 0 answers each other rank's probes in turn; each sets start_ from the quickest.
+  void answer_probes(MPI_Comm comm, Patience patience) const;
+  void probe_rank_0(MPI_Comm comm, Patience patience);
+
   double start_ = 0;
   mutable double latest_ = 0;  // the latest time `now` showed
   double standing_since_ = 0;  // MPI_Wtime when the current pause began
