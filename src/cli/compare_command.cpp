@@ -1,9 +1,13 @@
 // `hetps compare [--config FILE] --protocols LIST [--seeds N] [--set KEY=VALUE]... [--out DIR]
 // [--quiet] [--force] [--timeline-window START:END]`: every --protocols entry on the same
 // scenario for seeds seed, seed+1, ..., one after another (each run uses the whole machine).
-// Writes <out>/<run>/seed-<s>/ per run and <out>/summary.csv, then prints the comparison table
-// (with --quiet too) and writes the report into <out>/report (as `hetps report <out>` does).
+// Writes <out>/compare.json (the plan), <out>/<run>/seed-<s>/ per run and <out>/summary.csv,
+// then prints the comparison table (with --quiet too) and writes the report into <out>/report
+// (as `hetps report <out>` does). The output directory appears once the first run is finished;
+// from then on it outlives the process, and `hetps compare --resume <out> [--quiet]` continues a
+// comparison that was stopped: finished runs are kept, an unfinished one runs again.
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 #include <set>
@@ -13,6 +17,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "cli/compare_plan.h"
 #include "cli/compare_table.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
@@ -23,23 +28,22 @@
 #include "cli/summary_csv.h"
 #include "cli/timeline_window_flag.h"
 #include "cli/usage_error.h"
+#include "config/atomic_file.h"
 #include "config/error.h"
 #include "config/resolve.h"
 #include "protocol/registry.h"
+#include "report/summary_file.h"
+#include "report/timeline_window.h"
 
 namespace hetps::cli {
 namespace {
 
 struct CompareFlags {
-  RunFlags run;
+  RunFlags run;  // run.resume: the comparison to continue; empty: a new one
   std::string protocols;
   int seeds = 1;
+  bool seeds_given = false;
   report::ReportOptions report;
-};
-
-struct PlannedRun {
-  config::Config config;
-  std::string directory;  // relative to the output directory
 };
 
 // A `protocol.<parameter>` shared by all entries must belong to at least one of them.
@@ -78,10 +82,9 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
           "--protocols: two entries share the run directory name \"{}\"; rename one", directory));
     }
     for (int s = 0; s < flags.seeds; ++s) {
-      PlannedRun run{config, ""};
-      run.config.seed = config.seed + static_cast<uint64_t>(s);
-      run.directory = fmt::format("{}/seed-{}", directory, run.config.seed);
-      runs.push_back(std::move(run));
+      config::Config seeded = config;
+      seeded.seed = config.seed + static_cast<uint64_t>(s);
+      runs.push_back(planned_run(std::move(seeded)));
     }
   }
   return runs;
@@ -97,10 +100,7 @@ void write_compare_report(const std::filesystem::path& comparison,
     // The hint repeats the window asked for, so the report it writes is the one asked for.
     std::string window;
     if (options.timeline_window) {
-      window = fmt::format(" --timeline-window {}:{}", options.timeline_window->start,
-                           options.timeline_window->end
-                               ? fmt::format("{}", *options.timeline_window->end)
-                               : std::string());
+      window = " --timeline-window " + report::timeline_window_text(*options.timeline_window);
     }
     fmt::print(std::cerr,
                "hetps compare: warning: the report was not written: {}\n"
@@ -109,28 +109,79 @@ void write_compare_report(const std::filesystem::path& comparison,
   }
 }
 
-void compare(const CompareFlags& flags) {
-  const std::vector<PlannedRun> runs = plan_runs(flags);
-  StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out, "summary.csv",
-                      flags.run.force);
-  const ProgressStyle style = progress_style(flags.run.quiet);
+// Runs `plan` into `dir` (the staged output directory, or the resumed one when `staged` is
+// null), keeping the runs finished there already, then writes summary.csv, prints the table and
+// writes the report.
+void run_plan(const ComparePlan& plan, StagedDirectory* staged, const std::filesystem::path& dir,
+              bool quiet) {
+  const auto where = [&] { return staged ? staged->path() : dir; };
+  const ProgressStyle style = progress_style(quiet);
   std::vector<CompletedRun> completed;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    const config::Config& config = runs[i].config;
-    const std::string label =
-        fmt::format("[{}/{}] {} seed {}", i + 1, runs.size(), config.run.name, config.seed);
-    ProgressDisplay progress(style, label, config, std::cout);
-    completed.push_back({config.run.name, runs[i].directory,
-                         run_job(config, out.path() / runs[i].directory, progress)});
+  for (size_t i = 0; i < plan.runs.size(); ++i) {
+    const PlannedRun& run = plan.runs[i];
+    const std::string label = fmt::format("[{}/{}] {} seed {}", i + 1, plan.runs.size(),
+                                          run.config.run.name, run.config.seed);
+    const std::filesystem::path run_dir = where() / run.directory;
+    if (std::filesystem::exists(run_dir / "summary.json")) {
+      completed.push_back({run.config.run.name, run.directory,
+                           report::read_summary_file(run_dir / "summary.json").summary});
+      if (!quiet) fmt::print("{}: finished before, kept\n", label);
+      continue;
+    }
+    // What a stopped run left holds no summary: it runs again from the start.
+    std::filesystem::remove_all(run_dir);
+    ProgressDisplay progress(style, label, run.config, std::cout);
+    completed.push_back(
+        {run.config.run.name, run.directory, run_job(run.config, run_dir, progress)});
     progress.finish();
+    // A finished run is worth keeping: the comparison now outlives the process.
+    if (staged) staged->commit();
   }
-  write_summary_csv(out.path() / "summary.csv", completed);
-  out.commit();
+  config::write_file_atomically(where() / "summary.csv", summary_csv_text(completed),
+                                "comparison summary");
+  const std::filesystem::path target = staged ? staged->target() : dir;
   // The table is the result, not progress: --quiet prints it too. The blank line sets it
   // apart from the progress lines.
-  fmt::print("{}{}\nruns and summary.csv in {}\n", flags.run.quiet ? "" : "\n",
-             format_compare_table(completed), out.target().string());
-  write_compare_report(out.target(), flags.report);
+  fmt::print("{}{}\nruns and summary.csv in {}\n", quiet ? "" : "\n",
+             format_compare_table(completed), target.string());
+  write_compare_report(target, plan.report);
+}
+
+void compare(const CompareFlags& flags) {
+  if (flags.protocols.empty()) {
+    throw UsageError("--protocols is required (or --resume DIR, to continue a comparison)");
+  }
+  const ComparePlan plan{plan_runs(flags), flags.report};
+  StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out,
+                      {"summary.csv", kComparePlanFile}, flags.run.force);
+  write_compare_plan(out.path(), plan);
+  run_plan(plan, &out, out.target(), flags.run.quiet);
+}
+
+// `--resume DIR`, after refusing what it does not take and a comparison that has finished.
+void resume_comparison(const CompareFlags& flags) {
+  if (!flags.protocols.empty() || flags.seeds_given || !flags.run.config_file.empty() ||
+      !flags.run.sets.empty() || !flags.run.out.empty() || flags.run.force ||
+      flags.report.timeline_window) {
+    throw UsageError(
+        "--resume continues a comparison with the runs it planned, in its own directory: it "
+        "takes no --protocols, --seeds, --config, --set, --out, --force or --timeline-window");
+  }
+  const std::filesystem::path dir = flags.run.resume;
+  if (std::filesystem::exists(dir / "summary.csv")) {
+    throw UsageError(fmt::format(
+        "--resume {}: the comparison has finished (it holds summary.csv); nothing to resume",
+        dir.string()));
+  }
+  if (!std::filesystem::exists(dir / kComparePlanFile)) {
+    throw UsageError(fmt::format(
+        "--resume {}: not a comparison directory (it holds no {}); a comparison stopped before "
+        "its first run finished leaves nothing to resume",
+        dir.string(), kComparePlanFile));
+  }
+  const ComparePlan plan = read_compare_plan(dir);
+  for (const PlannedRun& run : plan.runs) check_names(run.config);
+  run_plan(plan, nullptr, dir, flags.run.quiet);
 }
 
 }  // namespace
@@ -143,14 +194,26 @@ void add_compare_command(CLI::App& app) {
       ->add_option("--protocols", flags->protocols,
                    "Comma-separated entries, each PROTOCOL[:PARAM=VALUE]...; e.g. "
                    "bsp,asp,ssp:staleness=8")
-      ->type_name("LIST")
-      ->required();
-  command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
-      ->type_name("N")
-      ->check(CLI::PositiveNumber);
+      ->type_name("LIST");
+  const CLI::Option* seeds =
+      command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
+          ->type_name("N")
+          ->check(CLI::PositiveNumber);
   add_run_flags(*command, flags->run);
   add_timeline_window_flag(*command, flags->report);
-  command->callback([flags] { compare(*flags); });
+  command
+      ->add_option("--resume", flags->run.resume,
+                   "Continue the stopped comparison in DIR with the runs it planned: finished "
+                   "runs are kept, the others run (again)")
+      ->type_name("DIR");
+  command->callback([flags, seeds] {
+    flags->seeds_given = seeds->count() > 0;
+    if (flags->run.resume.empty()) {
+      compare(*flags);
+    } else {
+      resume_comparison(*flags);
+    }
+  });
 }
 
 }  // namespace hetps::cli

@@ -37,7 +37,7 @@ std::filesystem::path write_report(const std::vector<std::filesystem::path>& run
   const std::vector<report::RunRecord> runs = report::read_runs(run_directories);
   // Regenerating a report is the usual case, so no --force; StagedDirectory still refuses to
   // replace anything but an earlier report (a directory holding report.html) or an empty one.
-  StagedDirectory staged(out, report::kReportPage, /*replace=*/true);
+  StagedDirectory staged(out, {report::kReportPage}, /*replace=*/true);
   report::build_report(runs, staged.path(), options);
   staged.commit();
   return staged.target() / report::kReportPage;

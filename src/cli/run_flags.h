@@ -16,7 +16,7 @@ struct RunFlags {
   std::string out;                // empty: the command's default
   bool quiet = false;
   bool force = false;
-  std::string resume;  // train only: the run directory to continue; empty: a new run
+  std::string resume;  // the run (train) or comparison (compare) to continue; empty: a new one
 };
 
 void add_run_flags(CLI::App& command, RunFlags& flags);

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/usage_error.h"
 
@@ -20,17 +21,23 @@ bool holds_working_directory(const fs::path& dir) {
   return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
 }
 
-UsageError not_an_output(const fs::path& target, const std::string& marker) {
+UsageError not_an_output(const fs::path& target, const std::vector<std::string>& markers) {
   return UsageError(
       fmt::format("refusing to replace {}: it is not a hetps run directory (those hold {}); "
                   "remove it yourself or choose another --out",
-                  target.string(), marker));
+                  target.string(), fmt::join(markers, " or ")));
+}
+
+bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
+  return std::any_of(markers.begin(), markers.end(),
+                     [&](const std::string& marker) { return fs::exists(dir / marker); });
 }
 
 }  // namespace
 
-StagedDirectory::StagedDirectory(const fs::path& target, std::string marker, bool replace)
-    : marker_(std::move(marker)), replace_(replace) {
+StagedDirectory::StagedDirectory(const fs::path& target, std::vector<std::string> markers,
+                                 bool replace)
+    : markers_(std::move(markers)), replace_(replace) {
   // "runs/bsp/" names the same directory as "runs/bsp"; the staging sibling needs the latter.
   target_ = target.lexically_normal();
   if (!target_.has_filename()) target_ = target_.parent_path();
@@ -67,13 +74,14 @@ void StagedDirectory::check_target_replaceable() const {
       throw UsageError(
           fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
     }
-    if (!fs::is_directory(target_)) throw not_an_output(target_, marker_);
+    if (!fs::is_directory(target_)) throw not_an_output(target_, markers_);
     if (holds_working_directory(target_)) {
       throw UsageError(fmt::format(
           "refusing to replace {}: it contains the current working directory", target_.string()));
     }
-    if (!fs::exists(target_ / marker_) && !fs::is_empty(target_))
-      throw not_an_output(target_, marker_);
+    if (!holds_any(target_, markers_) && !fs::is_empty(target_)) {
+      throw not_an_output(target_, markers_);
+    }
   } catch (const fs::filesystem_error& failure) {
     throw UsageError(fmt::format("--out {}: cannot inspect the output directory: {}",
                                  target_.string(), failure.code().message()));

@@ -12,17 +12,19 @@
 
 #include <filesystem>
 #include <string>
+#include <vector>
 
 namespace hetps::cli {
 
 class StagedDirectory {
  public:
-  // `marker` is a file every finished output of this kind holds ("summary.json" for a run).
-  // Throws UsageError, before any work is done, when `target` exists and `replace` is false,
-  // or when `replace` is true but `target` is not an earlier output (a directory holding
-  // `marker`) nor an empty directory, or it contains the working directory; and when the
-  // staging directory cannot be created (naming `--out`).
-  StagedDirectory(const std::filesystem::path& target, std::string marker, bool replace);
+  // `markers` are files an earlier output of this kind holds, one of them at least
+  // ("summary.json" for a run). Throws UsageError, before any work is done, when `target`
+  // exists and `replace` is false, or when `replace` is true but `target` is not an earlier
+  // output (a directory holding a marker) nor an empty directory, or it contains the working
+  // directory; and when the staging directory cannot be created (naming `--out`).
+  StagedDirectory(const std::filesystem::path& target, std::vector<std::string> markers,
+                  bool replace);
   // Removes the staging directory unless committed.
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory&) = delete;
@@ -41,7 +43,7 @@ class StagedDirectory {
   void check_target_replaceable() const;
 
   std::filesystem::path target_;
-  std::string marker_;
+  std::vector<std::string> markers_;
   std::filesystem::path staging_;
   bool replace_;
   bool committed_ = false;

@@ -1,7 +1,7 @@
 #include "cli/summary_csv.h"
 
-#include <fstream>
-#include <stdexcept>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -42,18 +42,16 @@ std::string summary_cell(const nlohmann::json& value) {
 
 }  // namespace
 
-void write_summary_csv(const std::filesystem::path& file, const std::vector<CompletedRun>& runs) {
-  std::ofstream out(file);
-  out << fmt::format("{}\n", fmt::join(kColumns, ","));
+std::string summary_csv_text(const std::vector<CompletedRun>& runs) {
+  std::string text = fmt::format("{}\n", fmt::join(kColumns, ","));
   for (const CompletedRun& run : runs) {
     nlohmann::json row = metrics::to_json(run.summary);
     row["directory"] = run.directory;
     std::vector<std::string> cells;
     for (const char* column : kColumns) cells.push_back(summary_cell(row.at(column)));
-    out << fmt::format("{}\n", fmt::join(cells, ","));
+    text += fmt::format("{}\n", fmt::join(cells, ","));
   }
-  out.flush();
-  if (!out) throw std::runtime_error(fmt::format("cannot write {}", file.string()));
+  return text;
 }
 
 }  // namespace hetps::cli

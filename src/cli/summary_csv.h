@@ -2,13 +2,13 @@
 // in summary.json.
 #pragma once
 
-#include <filesystem>
+#include <string>
 #include <vector>
 
 #include "cli/compare_table.h"
 
 namespace hetps::cli {
 
-void write_summary_csv(const std::filesystem::path& file, const std::vector<CompletedRun>& runs);
+std::string summary_csv_text(const std::vector<CompletedRun>& runs);
 
 }  // namespace hetps::cli

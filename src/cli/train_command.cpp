@@ -88,7 +88,7 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
   const std::filesystem::path out =
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
-  StagedDirectory dir(out, "summary.json", flags.force);
+  StagedDirectory dir(out, {"summary.json"}, flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
   const metrics::Summary summary =
       stoppable(config, dir.target(), progress, [&](const std::atomic<bool>& stop) {

@@ -94,7 +94,7 @@ class SearchRuns {
                const std::string& label) const {
     // Replacing is safe: the directory is named by this config's hash and holds no finished
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
-    StagedDirectory staged(directory, "summary.json", /*replace=*/true);
+    StagedDirectory staged(directory, {"summary.json"}, /*replace=*/true);
     ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
     const double accuracy = run_job(config, staged.path(), progress).final_accuracy;
     progress.finish();

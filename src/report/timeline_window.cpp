@@ -82,6 +82,10 @@ TimelineWindow parse_timeline_window(std::string_view text) {
   return {*start, end};
 }
 
+std::string timeline_window_text(const TimelineWindow& window) {
+  return fmt::format("{}:{}", window.start, window.end ? fmt::format("{}", *window.end) : "");
+}
+
 EntryTimeline entry_timeline(const RunRecord& run, const std::optional<TimelineWindow>& chosen) {
   const std::vector<TimelineRow>& intervals = run.timeline.value().intervals;
   const double run_end = run.summary.total_time;

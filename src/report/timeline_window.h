@@ -4,6 +4,7 @@
 #pragma once
 
 #include <optional>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -21,6 +22,8 @@ struct TimelineWindow {
 // "0:30", "10:" (from 10 s to the run's end), "0.5:1.5". Throws std::invalid_argument saying
 // what is allowed when `text` is not START:END or START: with finite numbers 0 <= START < END.
 TimelineWindow parse_timeline_window(std::string_view text);
+// The window as parse_timeline_window reads it back: "0:30", "10:".
+std::string timeline_window_text(const TimelineWindow& window);
 
 // Enough cycles to see a barrier's rhythm and a straggler among the others, few enough that a
 // cycle's compute, communicate and wait stay visible side by side.

@@ -251,7 +251,7 @@ TEST(Compare, ForceRefusesWhatIsNotAComparison) {
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_THAT(outcome.output,
               HasSubstr("refusing to replace " + run.string() +
-                        ": it is not a hetps run directory (those hold summary.csv)"));
+                        ": it is not a hetps run directory (those hold summary.csv or compare.json)"));
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
 }
 

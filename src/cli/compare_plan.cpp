@@ -1,0 +1,99 @@
+#include "cli/compare_plan.h"
+
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "cli/run_files.h"
+#include "cli/usage_error.h"
+#include "config/atomic_file.h"
+#include "config/error.h"
+#include "config/resolve.h"
+#include "config/settings.h"
+#include "config/toml_writer.h"
+#include "report/timeline_window.h"
+
+namespace hetps::cli {
+namespace {
+
+// The plan's own format, apart from the configs' (which config.toml's rules govern).
+constexpr int kPlanFormat = 1;
+
+nlohmann::json read_json(const std::filesystem::path& file) {
+  std::ifstream in(file);
+  if (!in) {
+    throw UsageError(
+        fmt::format("{}: cannot be read: not a comparison directory, or not one "
+                    "that can be resumed",
+                    file.string()));
+  }
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return nlohmann::json::parse(text.str());
+  } catch (const nlohmann::json::exception& error) {
+    throw UsageError(fmt::format("{}: not JSON: {}", file.string(), error.what()));
+  }
+}
+
+}  // namespace
+
+PlannedRun planned_run(config::Config config) {
+  std::string directory =
+      fmt::format("{}/seed-{}", run_directory_name(config.run.name), config.seed);
+  return {std::move(config), std::move(directory)};
+}
+
+void write_compare_plan(const std::filesystem::path& dir, const ComparePlan& plan) {
+  nlohmann::json runs = nlohmann::json::array();
+  for (const PlannedRun& run : plan.runs) {
+    runs.push_back({{"config", config::to_toml_text(run.config)}});
+  }
+  nlohmann::json json = {{"format", kPlanFormat}, {"runs", runs}};
+  if (plan.report.timeline_window) {
+    json["timeline_window"] = report::timeline_window_text(*plan.report.timeline_window);
+  }
+  config::write_file_atomically(dir / kComparePlanFile, json.dump(2) + '\n', "comparison plan");
+}
+
+ComparePlan read_compare_plan(const std::filesystem::path& dir) {
+  const std::filesystem::path file = dir / kComparePlanFile;
+  const nlohmann::json json = read_json(file);
+  const auto refuse = [&](const std::string& what) {
+    return UsageError(fmt::format("{}: {}", file.string(), what));
+  };
+  ComparePlan plan;
+  try {
+    if (json.at("format") != kPlanFormat) {
+      throw refuse(fmt::format("format {}, but this hetps reads format {}",
+                               json.at("format").dump(), kPlanFormat));
+    }
+    for (size_t i = 0; i < json.at("runs").size(); ++i) {
+      const nlohmann::json& run = json.at("runs").at(i);
+      config::UserSettings settings;
+      settings.add_text(run.at("config").get<std::string>(),
+                        fmt::format("{}: runs[{}].config", file.string(), i));
+      plan.runs.push_back(planned_run(config::resolve(settings)));
+    }
+    if (json.contains("timeline_window")) {
+      plan.report.timeline_window =
+          report::parse_timeline_window(json.at("timeline_window").get<std::string>());
+    }
+  } catch (const nlohmann::json::exception& error) {
+    throw refuse(error.what());
+  } catch (const config::ConfigError& error) {
+    throw UsageError(error.what());
+  } catch (const UsageError&) {
+    throw;
+  } catch (const std::invalid_argument& error) {  // the timeline window
+    throw refuse(fmt::format("timeline_window: {}", error.what()));
+  }
+  if (plan.runs.empty()) throw refuse("it plans no runs");
+  return plan;
+}
+
+}  // namespace hetps::cli

@@ -1,0 +1,131 @@
+// `hetps compare --resume DIR`: a stopped comparison goes on from its plan, keeping the runs it
+// finished and running the others again; what --resume does not take, a finished comparison and
+// a broken plan are refused with what is wrong. The stop is made by removing what a killed
+// comparison would not have written (its summary.csv, the unfinished run's summary.json), so
+// that the test does not depend on when a signal lands.
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/compare_plan.h"
+#include "cli/hetps_process.h"
+
+namespace hetps::cli {
+namespace {
+
+using ::testing::HasSubstr;
+using testing::Outcome;
+using testing::read_file;
+using testing::run_hetps;
+using testing::ScratchDir;
+using testing::tiny_run;
+
+nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
+  nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
+  summary.erase("wall_seconds");
+  return summary;
+}
+
+TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome first =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string()}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const std::string bsp_summary = read_file(out / "bsp/seed-1/summary.json");
+  const nlohmann::json asp_summary = summary_without_wall_clock(out / "asp/seed-1");
+  const std::string csv = read_file(out / "summary.csv");
+
+  // As a kill during asp's run leaves it: no summary.csv or report, asp half written.
+  std::filesystem::remove(out / "summary.csv");
+  std::filesystem::remove_all(out / "report");
+  std::filesystem::remove(out / "asp/seed-1/summary.json");
+  std::ofstream(out / "asp/seed-1/log.jsonl", std::ios::app) << "{\"half\": ";
+
+  const Outcome resumed = run_hetps({"compare", "--resume", out.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("[1/2] bsp seed 1: finished before, kept"));
+  EXPECT_THAT(resumed.output, HasSubstr("speed-up vs bsp"));
+  // bsp was not run again (its wall seconds would differ); asp ran again, whole, to the same end.
+  EXPECT_EQ(read_file(out / "bsp/seed-1/summary.json"), bsp_summary);
+  EXPECT_EQ(summary_without_wall_clock(out / "asp/seed-1"), asp_summary);
+  EXPECT_THAT(read_file(out / "asp/seed-1/log.jsonl"), ::testing::Not(HasSubstr("half")));
+  std::ifstream lines(out / "summary.csv");
+  int rows = 0;
+  for (std::string line; std::getline(lines, line);) ++rows;
+  EXPECT_EQ(rows, 3);
+  EXPECT_TRUE(std::filesystem::exists(out / "report/report.html"));
+}
+
+TEST(CompareResume, RefusesOtherFlagsAFinishedComparisonAndADirectoryWithoutAPlan) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  ASSERT_EQ(run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out", out.string()}))
+                .exit_code,
+            0);
+  const Outcome finished = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(finished.exit_code, 2);
+  EXPECT_THAT(finished.output, HasSubstr("the comparison has finished (it holds summary.csv)"));
+
+  std::filesystem::remove(out / "summary.csv");
+  const Outcome with_seeds = run_hetps({"compare", "--resume", out.string(), "--seeds", "2"});
+  EXPECT_EQ(with_seeds.exit_code, 2);
+  EXPECT_THAT(with_seeds.output, HasSubstr("it takes no --protocols, --seeds, --config"));
+
+  const Outcome no_plan = run_hetps({"compare", "--resume", scratch.path().string()});
+  EXPECT_EQ(no_plan.exit_code, 2);
+  EXPECT_THAT(no_plan.output, HasSubstr("not a comparison directory (it holds no compare.json)"));
+
+  const Outcome no_protocols = run_hetps({"compare"});
+  EXPECT_EQ(no_protocols.exit_code, 2);
+  EXPECT_THAT(no_protocols.output, HasSubstr("--protocols is required"));
+}
+
+TEST(CompareResume, ABrokenPlanIsNamedWithWhatIsWrong) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  std::filesystem::create_directories(out);
+  std::ofstream(out / kComparePlanFile) << "{";
+  Outcome outcome = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.output, HasSubstr((out / kComparePlanFile).string() + ": not JSON"));
+
+  std::ofstream(out / kComparePlanFile)
+      << R"({"format": 1, "runs": [{"config": "[train]\nlr = \"fast\"\n"}]})";
+  outcome = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.output, HasSubstr("runs[0].config"));
+  EXPECT_THAT(outcome.output, HasSubstr("train.lr"));
+
+  std::ofstream(out / kComparePlanFile) << R"({"format": 7, "runs": []})";
+  outcome = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(outcome.exit_code, 2);
+  EXPECT_THAT(outcome.output, HasSubstr("format 7, but this hetps reads format 1"));
+}
+
+// The plan keeps the report's window; a run's directory follows from its config (whose run name
+// the config's rules keep inside the comparison), never from the plan's text.
+TEST(CompareResume, ThePlanKeepsTheTimelineWindowAndNoDirectories) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome first = run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp",
+                                            "--timeline-window", "1.5:", "--out", out.string()}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_TRUE(std::filesystem::exists(out / "bsp/seed-1/summary.json"));
+  const nlohmann::json plan = nlohmann::json::parse(read_file(out / kComparePlanFile));
+  EXPECT_EQ(plan.at("timeline_window"), "1.5:");
+  EXPECT_FALSE(plan.at("runs").at(0).contains("directory"));
+
+  std::filesystem::remove(out / "summary.csv");
+  const Outcome resumed = run_hetps({"compare", "--resume", out.string()});
+  ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("[1/1] bsp seed 1: finished before, kept"));
+}
+
+}  // namespace
+}  // namespace hetps::cli
