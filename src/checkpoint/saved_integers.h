@@ -5,6 +5,8 @@
 //
 //   next_id_ = checkpoint::integer<int>(state.at("next_id"));
 //   live_ = checkpoint::integers<std::set<int>>(state.at("live"));
+//   gathering_ = checkpoint::integers<std::vector<std::vector<int>>>(state.at("gathering"));
+//   closed_ = checkpoint::integer_or<int64_t>(state, "rounds_closed", 0);  // absent: older state
 #pragma once
 
 #include <concepts>
@@ -30,35 +32,65 @@ T integer(const nlohmann::json& saved) {
     const auto value = saved.get<std::int64_t>();
     if (std::in_range<T>(value)) return static_cast<T>(value);
   }
+  // Only a number is shown: anything else may be a model-sized byte string.
   throw CheckpointError(fmt::format("expected an integer from {} to {}, got {}",
                                     std::numeric_limits<T>::min(), std::numeric_limits<T>::max(),
-                                    saved.is_primitive() ? saved.dump() : saved.type_name()));
+                                    saved.is_number() ? saved.dump() : saved.type_name()));
 }
 
-// A vector or set of such integers, saved as an array.
+// The field `key` of `state` as integer() reads it, or `absent` where the state has no such
+// field (one saved before the field was).
+template <std::integral T>
+T integer_or(const nlohmann::json& state, const char* key, T absent) {
+  return state.contains(key) ? integer<T>(state.at(key)) : absent;
+}
+
+namespace detail {
+template <typename T>
+T saved_element(const nlohmann::json& saved);
+}  // namespace detail
+
+// A vector or set of integers, or of such vectors, saved as an array. (Their elements may also
+// be numbers or bools, read as nlohmann reads them.)
 template <typename Container>
 Container integers(const nlohmann::json& saved) {
   if (!saved.is_array()) {
-    throw CheckpointError(fmt::format("expected an array of integers, got {}", saved.type_name()));
+    throw CheckpointError(fmt::format("expected an array, got {}", saved.type_name()));
   }
   Container values;
   for (const nlohmann::json& element : saved) {
-    values.insert(values.end(), integer<typename Container::value_type>(element));
+    values.insert(values.end(), detail::saved_element<typename Container::value_type>(element));
   }
   return values;
 }
 
-// A map from integers to integers, saved as nlohmann writes one: an array of [key, value] pairs.
-template <std::integral Key, std::integral Value>
+// A map keyed by integers, saved as nlohmann writes one: an array of [key, value] pairs.
+template <std::integral Key, typename Value>
 std::map<Key, Value> integer_map(const nlohmann::json& saved) {
+  if (!saved.is_array()) {
+    throw CheckpointError(fmt::format("expected an array, got {}", saved.type_name()));
+  }
   std::map<Key, Value> values;
-  for (const nlohmann::json& pair : saved.get_ref<const nlohmann::json::array_t&>()) {
+  for (const nlohmann::json& pair : saved) {
     if (!pair.is_array() || pair.size() != 2) {
       throw CheckpointError("expected a map saved as [key, value] pairs");
     }
-    values[integer<Key>(pair[0])] = integer<Value>(pair[1]);
+    values[integer<Key>(pair[0])] = detail::saved_element<Value>(pair[1]);
   }
   return values;
 }
+
+namespace detail {
+template <typename T>
+T saved_element(const nlohmann::json& saved) {
+  if constexpr (std::same_as<T, bool> || std::floating_point<T>) {
+    return saved.get<T>();
+  } else if constexpr (std::integral<T>) {
+    return integer<T>(saved);
+  } else {
+    return integers<T>(saved);
+  }
+}
+}  // namespace detail
 
 }  // namespace hetps::checkpoint

@@ -33,17 +33,10 @@ ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config
   const auto refuse = [&](const char* why) {
     return checkpoint::CheckpointError(fmt::format("checkpoint {}: {}", found.file.string(), why));
   };
-  ResumePoint point;
-  point.file = found.file;
   bool same_config = false;
   try {
     same_config = found.state.at("config") == config::to_toml_text(config);
-    point.time = found.state.at("time").get<double>();
-    point.log_bytes = checkpoint::integer<uint64_t>(found.state.at("log_bytes"));
-    point.engine_state = std::move(found.state.at("engine"));
   } catch (const nlohmann::json::exception& error) {
-    throw refuse(error.what());
-  } catch (const checkpoint::CheckpointError& error) {
     throw refuse(error.what());
   }
   if (!same_config) {
@@ -51,6 +44,17 @@ ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config
         fmt::format("checkpoint {} was taken by a run with another config than {}: a checkpoint "
                     "resumes only the run that took it",
                     found.file.string(), (run_dir / "config.toml").string()));
+  }
+  ResumePoint point;
+  point.file = found.file;
+  try {
+    point.time = found.state.at("time").get<double>();
+    point.log_bytes = checkpoint::integer<uint64_t>(found.state.at("log_bytes"));
+    point.engine_state = std::move(found.state.at("engine"));
+  } catch (const nlohmann::json::exception& error) {
+    throw refuse(error.what());
+  } catch (const checkpoint::CheckpointError& error) {
+    throw refuse(error.what());
   }
   return point;
 }

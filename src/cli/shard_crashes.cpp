@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checkpoint/checkpoint_error.h"
+#include "checkpoint/saved_integers.h"
 #include "config/atomic_file.h"
 
 namespace hetps::cli {
@@ -81,10 +82,13 @@ std::vector<int> crashed_shards(const std::filesystem::path& run_dir,
   for (const nlohmann::json& entry : recorded_crashes(file)) {
     config::ShardFailure crash;
     try {
-      crash = {entry.at("shard").get<int>(), entry.at("time").get<double>()};
+      crash = {checkpoint::integer<int>(entry.at("shard")), entry.at("time").get<double>()};
     } catch (const nlohmann::json::exception& error) {
       throw checkpoint::CheckpointError(
           fmt::format("{}: a crash {}: {}", file.string(), entry.dump(), error.what()));
+    } catch (const checkpoint::CheckpointError& error) {
+      throw checkpoint::CheckpointError(
+          fmt::format("{}: a crash {}: shard: {}", file.string(), entry.dump(), error.what()));
     }
     if (std::ranges::find(config.cluster.shard_failures, crash) ==
         config.cluster.shard_failures.end()) {

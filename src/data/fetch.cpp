@@ -123,17 +123,19 @@ void install(const fs::path& target, const IdxSplit& split) {
 // Makes sure `dir` exists before anything is downloaded. A link whose target is gone (a `data`
 // link to a scratch disk that was wiped) is named as such: creating through it fails with a bare
 // "File exists".
-void prepare_data_dir(const fs::path& dir) {
-  if (fs::is_symlink(dir) && !fs::exists(dir)) {
+void prepare_data_dir(const fs::path& given) {
+  // "data/" names the link itself only without its trailing separator.
+  const fs::path dir = given.has_filename() ? given : given.parent_path();
+  std::error_code error;
+  if (fs::is_symlink(dir, error) && !fs::exists(dir, error) && !error) {
     throw DataError(fmt::format(
         "{} is a link to {}, which does not exist: create that directory or remove the link",
-        dir.string(), fs::read_symlink(dir).string()));
+        dir.string(), fs::read_symlink(dir, error).string()));
   }
-  try {
-    fs::create_directories(dir);
-  } catch (const fs::filesystem_error& e) {
+  fs::create_directories(dir, error);
+  if (error) {
     throw DataError(
-        fmt::format("{}: cannot create the data directory: {}", dir.string(), e.code().message()));
+        fmt::format("{}: cannot create the data directory: {}", dir.string(), error.message()));
   }
 }
 

@@ -21,7 +21,12 @@ namespace {
 // Per-worker vectors come back only at the run's worker count.
 template <typename Value>
 std::vector<Value> per_worker(const nlohmann::json& state, const char* field, int workers) {
-  auto values = state.at(field).get<std::vector<Value>>();
+  std::vector<Value> values;
+  if constexpr (std::same_as<Value, bool>) {
+    values = state.at(field).get<std::vector<bool>>();
+  } else {
+    values = checkpoint::integers<std::vector<Value>>(state.at(field));
+  }
   if (values.size() != static_cast<size_t>(workers)) {
     throw checkpoint::CheckpointError(
         fmt::format("{}: holds {} workers, expected {}", field, values.size(), workers));

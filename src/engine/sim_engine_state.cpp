@@ -27,7 +27,7 @@ std::optional<worker::SparseDelta> sparse_from_json(const nlohmann::json& state)
   if (state.is_null()) return std::nullopt;
   worker::SparseDelta sparse;
   sparse.dense_size = checkpoint::integer<uint64_t>(state.at("dense_size"));
-  sparse.indices = state.at("indices").get<std::vector<uint32_t>>();
+  sparse.indices = checkpoint::integers<std::vector<uint32_t>>(state.at("indices"));
   sparse.values = checkpoint::floats_from_blob(state.at("values"), "a compressed update");
   if (sparse.values.size() != sparse.indices.size()) {
     throw checkpoint::CheckpointError(

@@ -294,8 +294,13 @@ void Petrel::restore_state(const nlohmann::json& state) {
   rounds_ = rounds_restored_from(state.at("rounds"), configuration_.staleness);
   recent_loss_.restore_state(state.at("recent_loss"));
   // States saved before drift was measured have neither: no baseline, as while profiling.
-  decided_features_ = state.value("decided_features", std::map<int, std::vector<double>>{});
-  samples_since_decision_ = state.value("samples_since_decision", std::map<int, int>{});
+  decided_features_.clear();
+  samples_since_decision_.clear();
+  if (state.contains("decided_features")) {
+    decided_features_ =
+        checkpoint::integer_map<int, std::vector<double>>(state.at("decided_features"));
+    samples_since_decision_ = checkpoint::integer_map<int, int>(state.at("samples_since_decision"));
+  }
   decision_loss_.reset();
   if (state.contains("decision_loss")) decision_loss_ = state.at("decision_loss").get<double>();
   profiling_ = state.at("profiling").get<bool>();

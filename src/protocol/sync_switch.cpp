@@ -168,7 +168,7 @@ void SyncSwitch::restore_state(const nlohmann::json& state) {
       RunShape{checkpoint::integer<int>(shape.at("workers")),
                checkpoint::integer<int64_t>(shape.at("max_samples")),
                checkpoint::integer<int>(shape.at("batch_size")), shape.at("momentum").get<double>(),
-               shape.value("seed", uint64_t{0})};  // absent from older states
+               checkpoint::integer_or<uint64_t>(shape, "seed", 0)};  // older states: absent
   bsp_.restore_state(state.at("bsp"));
   detector_ = StragglerDetector(shape_.workers, options_.straggler);
   detector_.restore_state(state.at("detector"));

@@ -74,7 +74,7 @@ void SynchronousRounds::restore_state(const nlohmann::json& state) {
   live_ = checkpoint::integers<std::set<int>>(state.at("live"));
   contributions_ = checkpoint::integer_map<int, int>(state.at("contributions"));
   held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
-  rounds_closed_ = state.value("rounds_closed", int64_t{0});  // absent from older states
+  rounds_closed_ = checkpoint::integer_or<int64_t>(state, "rounds_closed", 0);  // older: absent
 }
 
 }  // namespace hetps::protocol

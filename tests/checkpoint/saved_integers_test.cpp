@@ -30,6 +30,12 @@ TEST(SavedIntegersTest, IntegersComeBackAsTheyWereWritten) {
   EXPECT_THAT(integers<std::set<int>>(nlohmann::json{3, 1, 3}), ElementsAre(1, 3));
   const std::map<int, int> contributions{{0, 2}, {5, 1}};
   EXPECT_EQ((integer_map<int, int>(nlohmann::json(contributions))), contributions);
+  const std::vector<std::vector<int>> gathering{{}, {1, 2}};
+  EXPECT_EQ(integers<std::vector<std::vector<int>>>(nlohmann::json(gathering)), gathering);
+  const std::map<int, std::vector<double>> features{{3, {0.5, 2.0}}};
+  EXPECT_EQ((integer_map<int, std::vector<double>>(nlohmann::json(features))), features);
+  EXPECT_EQ(integer_or<int64_t>(nlohmann::json{{"rounds", 7}}, "rounds", 0), 7);
+  EXPECT_EQ(integer_or<int64_t>(nlohmann::json::object(), "rounds", 0), 0);
 }
 
 TEST(SavedIntegersTest, AFloatIsRefusedAndNotConverted) {
@@ -48,13 +54,20 @@ TEST(SavedIntegersTest, ValuesOutsideTheTypeAndOtherTypesAreRefused) {
   EXPECT_THROW(integer<int64_t>(nlohmann::json(std::numeric_limits<uint64_t>::max())),
                CheckpointError);
   EXPECT_THAT([] { integer<int>(nlohmann::json("3")); },
-              ThrowsMessage<CheckpointError>(HasSubstr("got \"3\"")));
+              ThrowsMessage<CheckpointError>(HasSubstr("got string")));
   EXPECT_THAT([] { integer<int>(nlohmann::json::object()); },
               ThrowsMessage<CheckpointError>(HasSubstr("got object")));
+  EXPECT_THAT([] { integers<std::vector<int>>(nlohmann::json(4)); },
+              ThrowsMessage<CheckpointError>(HasSubstr("expected an array, got number")));
+  // A byte string where a number belongs is named by its type, never written out.
   EXPECT_THAT(
-      [] { integers<std::vector<int>>(nlohmann::json(4)); },
-      ThrowsMessage<CheckpointError>(HasSubstr("expected an array of integers, got number")));
+      [] {
+        integer<int>(nlohmann::json::binary({1, 2, 3}));
+      },
+      ThrowsMessage<CheckpointError>(HasSubstr("got binary")));
   EXPECT_THROW((integer_map<int, int>(nlohmann::json{{1, 2, 3}})), CheckpointError);
+  EXPECT_THROW(integers<std::vector<std::vector<int>>>(nlohmann::json{{1, 1e30}}), CheckpointError);
+  EXPECT_THROW(integer_or<int>(nlohmann::json{{"rounds", 0.5}}, "rounds", 0), CheckpointError);
 }
 
 }  // namespace
