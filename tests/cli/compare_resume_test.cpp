@@ -23,13 +23,8 @@ using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
+using testing::summary_without_wall_clock;
 using testing::tiny_run;
-
-nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
-  nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
-  summary.erase("wall_seconds");
-  return summary;
-}
 
 TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
   const ScratchDir scratch;

@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "support/scratch_dir.h"
 
 namespace hetps::cli::testing {
@@ -68,6 +70,13 @@ inline std::string read_file(const std::filesystem::path& file) {
   std::stringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+// A run's summary.json without its wall-clock seconds: what two runs of the same config share.
+inline nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
+  nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
+  summary.erase("wall_seconds");
+  return summary;
 }
 
 }  // namespace hetps::cli::testing

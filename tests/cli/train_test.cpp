@@ -20,13 +20,8 @@ using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
+using testing::summary_without_wall_clock;
 using testing::tiny_run;
-
-nlohmann::json summary_without_wall_clock(const std::filesystem::path& dir) {
-  nlohmann::json summary = nlohmann::json::parse(read_file(dir / "summary.json"));
-  summary.erase("wall_seconds");
-  return summary;
-}
 
 TEST(Train, WritesConfigLogAndSummary) {
   const ScratchDir scratch;
@@ -249,9 +244,10 @@ TEST(Compare, ForceRefusesWhatIsNotAComparison) {
   const Outcome outcome = run_hetps(
       tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", run.string()}));
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
-  EXPECT_THAT(outcome.output,
-              HasSubstr("refusing to replace " + run.string() +
-                        ": it is not a hetps run directory (those hold summary.csv or compare.json)"));
+  EXPECT_THAT(
+      outcome.output,
+      HasSubstr("refusing to replace " + run.string() +
+                ": it is not a hetps run directory (those hold summary.csv or compare.json)"));
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
 }
 
