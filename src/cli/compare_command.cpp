@@ -152,8 +152,15 @@ void compare(const CompareFlags& flags) {
     throw UsageError("--protocols is required (or --resume DIR, to continue a comparison)");
   }
   const ComparePlan plan{plan_runs(flags), flags.report};
-  StagedDirectory out(flags.run.out.empty() ? "runs/compare" : flags.run.out,
-                      {"summary.csv", kComparePlanFile}, flags.run.force);
+  const std::filesystem::path target = flags.run.out.empty() ? "runs/compare" : flags.run.out;
+  if (!flags.run.force && std::filesystem::exists(target / kComparePlanFile) &&
+      !std::filesystem::exists(target / "summary.csv")) {
+    throw UsageError(fmt::format(
+        "output directory {} holds a comparison that did not finish; continue it with hetps "
+        "compare --resume {}, or pass --force to replace it",
+        target.string(), target.string()));
+  }
+  StagedDirectory out(target, {"summary.csv", kComparePlanFile}, flags.run.force);
   write_compare_plan(out.path(), plan);
   run_plan(plan, &out, out.target(), flags.run.quiet);
 }

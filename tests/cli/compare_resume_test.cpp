@@ -76,6 +76,14 @@ TEST(CompareResume, RefusesOtherFlagsAFinishedComparisonAndADirectoryWithoutAPla
   EXPECT_EQ(no_plan.exit_code, 2);
   EXPECT_THAT(no_plan.output, HasSubstr("not a comparison directory (it holds no compare.json)"));
 
+  // The same comparison started again says how to go on with the stopped one.
+  const Outcome again =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out", out.string()}));
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_THAT(again.output, HasSubstr("holds a comparison that did not finish; continue it with "
+                                      "hetps compare --resume " +
+                                      out.string()));
+
   const Outcome no_protocols = run_hetps({"compare"});
   EXPECT_EQ(no_protocols.exit_code, 2);
   EXPECT_THAT(no_protocols.output, HasSubstr("--protocols is required"));
