@@ -48,17 +48,21 @@ T integer_or(const nlohmann::json& state, const char* key, T absent) {
 namespace detail {
 template <typename T>
 T saved_element(const nlohmann::json& saved);
+
+inline const nlohmann::json::array_t& saved_array(const nlohmann::json& saved) {
+  if (!saved.is_array()) {
+    throw CheckpointError(fmt::format("expected an array, got {}", saved.type_name()));
+  }
+  return saved.get_ref<const nlohmann::json::array_t&>();
+}
 }  // namespace detail
 
 // A vector or set of integers, or of such vectors, saved as an array. (Their elements may also
 // be numbers or bools, read as nlohmann reads them.)
 template <typename Container>
 Container integers(const nlohmann::json& saved) {
-  if (!saved.is_array()) {
-    throw CheckpointError(fmt::format("expected an array, got {}", saved.type_name()));
-  }
   Container values;
-  for (const nlohmann::json& element : saved) {
+  for (const nlohmann::json& element : detail::saved_array(saved)) {
     values.insert(values.end(), detail::saved_element<typename Container::value_type>(element));
   }
   return values;
@@ -67,11 +71,8 @@ Container integers(const nlohmann::json& saved) {
 // A map keyed by integers, saved as nlohmann writes one: an array of [key, value] pairs.
 template <std::integral Key, typename Value>
 std::map<Key, Value> integer_map(const nlohmann::json& saved) {
-  if (!saved.is_array()) {
-    throw CheckpointError(fmt::format("expected an array, got {}", saved.type_name()));
-  }
   std::map<Key, Value> values;
-  for (const nlohmann::json& pair : saved) {
+  for (const nlohmann::json& pair : detail::saved_array(saved)) {
     if (!pair.is_array() || pair.size() != 2) {
       throw CheckpointError("expected a map saved as [key, value] pairs");
     }

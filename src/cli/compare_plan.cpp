@@ -1,7 +1,6 @@
 #include "cli/compare_plan.h"
 
 #include <fstream>
-#include <sstream>
 #include <stdexcept>
 #include <utility>
 
@@ -31,10 +30,8 @@ nlohmann::json read_json(const std::filesystem::path& file) {
                     "that can be resumed",
                     file.string()));
   }
-  std::ostringstream text;
-  text << in.rdbuf();
   try {
-    return nlohmann::json::parse(text.str());
+    return nlohmann::json::parse(in);
   } catch (const nlohmann::json::exception& error) {
     throw UsageError(fmt::format("{}: not JSON: {}", file.string(), error.what()));
   }
