@@ -17,6 +17,7 @@
 #include "bench/mpi_transport/engine_exchange.h"
 #include "bench/mpi_transport/raw_ping_pong.h"
 #include "config/config.h"
+#include "engine/precise_wakeups.h"
 #include "mpi/communicator.h"
 #include "mpi/session.h"
 
@@ -100,6 +101,7 @@ void run(const Options& options) {
         "has {}: start it with mpirun -np 2",
         mpi::world_size()));
   }
+  const engine::PreciseWakeups on_time;  // as the mpi engine's run has
   std::vector<Row> rows;
   for (size_t model_mib : kModelsMiB) rows.push_back(measure(model_mib, options));
   if (mpi::world_rank() == 0) print_table(rows, options);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "engine/external_engines.h"
+#include "engine/precise_wakeups.h"
 #include "engine/step_calibration.h"
 #include "mpi/communicator.h"
 #include "mpi/patient_wait.h"
@@ -55,6 +56,9 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
         "engine = \"mpi\": MPI is not running in this process; the mpi engine runs under "
         "`mpirun -np P hetps train --set engine=mpi ...`, one run at a time (not hetps compare)");
   }
+  // Every wait sleeps between polls (patient_wait.h); with the default timer slack the first
+  // 20 µs pause lasted about 70 µs, which cost a 4 MB push + pull 0.3 ms (bench/README.md).
+  const engine::PreciseWakeups on_time;
   // Until the run starts, no stall inspector watches: each wait before it has its own deadline.
   const Patience patience = Patience::before_training(config.run);
   Communicator comm(patience);

@@ -4,7 +4,8 @@
 // often that close), each next one 10% longer, up to 1 ms. A message is then noticed at most
 // about 10% of the wait later (doubling would allow 100%: measured, BSP with two MLP workers
 // ran 20% slower), and an idle rank wakes about a thousand times a second, which costs next to
-// nothing.
+// nothing. Those lengths hold only with the timer slack at its minimum (engine::PreciseWakeups,
+// which the mpi engine's run holds): by default Linux lets a sleep overrun by up to 50 µs.
 #pragma once
 
 #include <mpi.h>
