@@ -3,28 +3,38 @@
 // scenario for seeds seed, seed+1, ..., one after another (each run uses the whole machine).
 // Writes <out>/compare.json (the plan), <out>/<run>/seed-<s>/ per run and <out>/summary.csv,
 // then prints the comparison table (with --quiet too) and writes the report into <out>/report
-// (as `hetps report <out>` does). The output directory appears once the first run is finished;
-// from then on it outlives the process, and `hetps compare --resume <out> [--quiet]` continues a
-// comparison that was stopped: finished runs are kept, an unfinished one runs again.
+// (as `hetps report <out>` does). The output directory appears with its plan, before the first
+// run starts, and from then on outlives the process. Each run takes checkpoints as `hetps train`
+// does (`run.checkpoint_interval`, into <out>/<run>/seed-<s>/checkpoints, and one when SIGINT or
+// SIGTERM stops it, which ends the command with exit 130 and how to go on). `hetps compare
+// --resume <out> [--quiet]` continues a comparison that was stopped or killed: finished runs are
+// kept, an unfinished one goes on from its newest usable checkpoint, or runs again from its
+// start when it holds none. The mpi engine is refused: it runs one run per mpirun job.
 #include <algorithm>
+#include <atomic>
 #include <filesystem>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <set>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 #include <fmt/ranges.h>
 
+#include "checkpoint/checkpoint_error.h"
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
 #include "cli/compare_table.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
+#include "cli/run_checkpoints.h"
 #include "cli/run_files.h"
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
+#include "cli/stoppable.h"
 #include "cli/summary_csv.h"
 #include "cli/timeline_window_flag.h"
 #include "cli/usage_error.h"
@@ -76,6 +86,14 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     entry.add_to(settings);
     const config::Config config = config::resolve(settings, {.skip_foreign_params = true});
     check_names(config);
+    // Refused here, before the comparison's directory is written; the engine would refuse the
+    // first run (MPI is not started for compare).
+    if (config.engine == "mpi") {
+      throw UsageError(
+          "engine = \"mpi\": hetps compare runs its runs one after another in one process, and "
+          "the mpi engine runs one run per mpirun job; start one `mpirun ... hetps train` per run "
+          "instead");
+    }
     const std::string directory = run_directory_name(config.run.name);
     if (!directories.insert(directory).second) {
       throw UsageError(fmt::format(
@@ -109,42 +127,76 @@ void write_compare_report(const std::filesystem::path& comparison,
   }
 }
 
-// Runs `plan` into `dir` (the staged output directory, or the resumed one when `staged` is
-// null), keeping the runs finished there already, then writes summary.csv, prints the table and
-// writes the report.
-void run_plan(const ComparePlan& plan, StagedDirectory* staged, const std::filesystem::path& dir,
-              bool quiet) {
-  const auto where = [&] { return staged ? staged->path() : dir; };
+// The checkpoint the unfinished run in `run_dir` goes on from: its newest that reads back whole
+// and fits the plan's `config`. None when the run left no directory (it was stopped before its
+// first checkpoint, or never started) or one without such a checkpoint (named on stderr): it
+// then runs again from its start.
+std::optional<ResumePoint> checkpoint_to_continue(const std::filesystem::path& run_dir,
+                                                  const config::Config& config) {
+  if (!std::filesystem::exists(run_dir)) return std::nullopt;
+  try {
+    return load_resume_point(run_dir, config, warn_skipped_checkpoint);
+  } catch (const checkpoint::CheckpointError& error) {
+    fmt::print(std::cerr, "hetps compare: warning: {}; the run starts again\n", error.what());
+    return std::nullopt;
+  }
+}
+
+// Trains the planned `run` of the comparison in `dir` to its end: from its checkpoint when it
+// holds one, else from its start. A stop by signal ends it with a checkpoint and the command
+// that continues the comparison.
+metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem::path& dir,
+                                   const std::string& label, ProgressStyle style) {
+  const config::Config& config = run.config;
+  const std::filesystem::path run_dir = dir / run.directory;
+  const std::string continue_with = fmt::format("hetps compare --resume {}", dir.string());
+  const std::optional<ResumePoint> point = checkpoint_to_continue(run_dir, config);
+  if (point && style != ProgressStyle::Silent) {
+    fmt::print("{}: continues from its checkpoint at {:.3f} s of {} time\n", label, point->time,
+               clock_name(config));
+  }
+  std::optional<StagedDirectory> staged;
+  if (!point) {
+    // What a stopped run left holds no checkpoint to go on from: it runs again from the start.
+    std::filesystem::remove_all(run_dir);
+    staged.emplace(run_dir, std::vector<std::string>{"summary.json"}, /*replace=*/false);
+  }
+  ProgressDisplay progress(style, label, config, std::cout);
+  const metrics::Summary summary =
+      stoppable(config, run_dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
+        return point ? resume_job(config, run_dir, *point, continue_with, progress, stop)
+                     : run_checkpointed_job(config, *staged, continue_with, progress, stop);
+      });
+  progress.finish();
+  return summary;
+}
+
+// Runs `plan` in the comparison directory `dir`, keeping the runs finished there already, then
+// writes summary.csv, prints the table and writes the report.
+void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool quiet) {
   const ProgressStyle style = progress_style(quiet);
   std::vector<CompletedRun> completed;
   for (size_t i = 0; i < plan.runs.size(); ++i) {
     const PlannedRun& run = plan.runs[i];
     const std::string label = fmt::format("[{}/{}] {} seed {}", i + 1, plan.runs.size(),
                                           run.config.run.name, run.config.seed);
-    const std::filesystem::path run_dir = where() / run.directory;
-    if (std::filesystem::exists(run_dir / "summary.json")) {
-      completed.push_back({run.config.run.name, run.directory,
-                           report::read_summary_file(run_dir / "summary.json").summary});
+    const std::filesystem::path summary = dir / run.directory / "summary.json";
+    if (std::filesystem::exists(summary)) {
+      completed.push_back(
+          {run.config.run.name, run.directory, report::read_summary_file(summary).summary});
       if (!quiet) fmt::print("{}: finished before, kept\n", label);
       continue;
     }
-    // What a stopped run left holds no summary: it runs again from the start.
-    std::filesystem::remove_all(run_dir);
-    ProgressDisplay progress(style, label, run.config, std::cout);
     completed.push_back(
-        {run.config.run.name, run.directory, run_job(run.config, run_dir, progress)});
-    progress.finish();
-    // A finished run is worth keeping: the comparison now outlives the process.
-    if (staged) staged->commit();
+        {run.config.run.name, run.directory, train_planned_run(run, dir, label, style)});
   }
-  config::write_file_atomically(where() / "summary.csv", summary_csv_text(completed),
+  config::write_file_atomically(dir / "summary.csv", summary_csv_text(completed),
                                 "comparison summary");
-  const std::filesystem::path target = staged ? staged->target() : dir;
   // The table is the result, not progress: --quiet prints it too. The blank line sets it
   // apart from the progress lines.
   fmt::print("{}{}\nruns and summary.csv in {}\n", quiet ? "" : "\n",
-             format_compare_table(completed), target.string());
-  write_compare_report(target, plan.report);
+             format_compare_table(completed), dir.string());
+  write_compare_report(dir, plan.report);
 }
 
 void compare(const CompareFlags& flags) {
@@ -162,7 +214,10 @@ void compare(const CompareFlags& flags) {
   }
   StagedDirectory out(target, {"summary.csv", kComparePlanFile}, flags.run.force);
   write_compare_plan(out.path(), plan);
-  run_plan(plan, &out, out.target(), flags.run.quiet);
+  // In place from its plan on: its runs' checkpoints must outlive the process, and a stopped
+  // comparison is continued with --resume.
+  out.commit();
+  run_plan(plan, out.target(), flags.run.quiet);
 }
 
 // `--resume DIR`, after refusing what it does not take and a comparison that has finished.
@@ -183,12 +238,12 @@ void resume_comparison(const CompareFlags& flags) {
   if (!std::filesystem::exists(dir / kComparePlanFile)) {
     throw UsageError(fmt::format(
         "--resume {}: not a comparison directory (it holds no {}); a comparison stopped before "
-        "its first run finished leaves nothing to resume",
+        "it wrote its plan leaves nothing to resume",
         dir.string(), kComparePlanFile));
   }
   const ComparePlan plan = read_compare_plan(dir);
   for (const PlannedRun& run : plan.runs) check_names(run.config);
-  run_plan(plan, nullptr, dir, flags.run.quiet);
+  run_plan(plan, dir, flags.run.quiet);
 }
 
 }  // namespace
@@ -211,7 +266,8 @@ void add_compare_command(CLI::App& app) {
   command
       ->add_option("--resume", flags->run.resume,
                    "Continue the stopped comparison in DIR with the runs it planned: finished "
-                   "runs are kept, the others run (again)")
+                   "runs are kept, an unfinished one goes on from its newest checkpoint (or "
+                   "from its start, without one), the others run")
       ->type_name("DIR");
   command->callback([flags, seeds] {
     flags->seeds_given = seeds->count() > 0;

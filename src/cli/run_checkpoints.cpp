@@ -1,5 +1,7 @@
 #include "cli/run_checkpoints.h"
 
+#include <cstdio>
+
 #include <fmt/format.h>
 
 #include "checkpoint/checkpoint_error.h"
@@ -57,6 +59,10 @@ ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config
     throw refuse(error.what());
   }
   return point;
+}
+
+void warn_skipped_checkpoint(const std::string& refusal) {
+  fmt::print(stderr, "hetps: warning: {}; trying the checkpoint before it\n", refusal);
 }
 
 }  // namespace hetps::cli

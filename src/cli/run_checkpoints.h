@@ -33,4 +33,7 @@ struct ResumePoint {
 ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config::Config& config,
                               const std::function<void(const std::string&)>& refused);
 
+// What the command line does with a checkpoint load_resume_point skips: names it on stderr.
+void warn_skipped_checkpoint(const std::string& refusal);
+
 }  // namespace hetps::cli

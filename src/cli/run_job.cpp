@@ -4,12 +4,12 @@
 #include <cstdio>
 #include <functional>
 #include <optional>
+#include <string>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include "checkpoint/checkpoint_error.h"
-#include "cli/run_checkpoints.h"
 #include "cli/run_files.h"
 #include "cli/shard_crashes.h"
 #include "cli/usage_error.h"
@@ -74,8 +74,8 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
                          engine::RunListener& progress) {
   if (config.run.checkpoint_interval > 0) {
     throw UsageError(
-        "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` does); leave "
-        "it at 0");
+        "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` and `hetps "
+        "compare` do); leave it at 0");
   }
   std::filesystem::create_directories(dir);
   write_config(dir, config);
@@ -86,7 +86,7 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
     write_summary(dir, summary);
     return summary;
   } catch (const engine::ShardCrashed& crash) {
-    throw run_ended_by(crash, config, dir, /*takes_checkpoints=*/false, std::nullopt);
+    throw run_ended_by(crash, config, dir, /*continue_with=*/std::nullopt, std::nullopt);
   }
 }
 
@@ -111,6 +111,7 @@ metrics::Summary train_with_checkpoints(
 }  // namespace
 
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
+                                      const std::string& continue_with,
                                       engine::RunListener& progress,
                                       const std::atomic<bool>& stop) {
   write_config(dir.path(), config);
@@ -131,18 +132,27 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
     dir.commit();
     return summary;
   } catch (const engine::ShardCrashed& crash) {
-    throw run_ended_by(crash, config, dir.target(), /*takes_checkpoints=*/true, last);
+    throw run_ended_by(crash, config, dir.target(), continue_with, last);
   }
 }
 
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
-                            engine::RunListener& progress, const std::atomic<bool>& stop) {
+                            const std::string& continue_with, engine::RunListener& progress,
+                            const std::atomic<bool>& stop) {
   ResumePoint point;
+  try {
+    point = load_resume_point(dir, config, warn_skipped_checkpoint);
+  } catch (const checkpoint::CheckpointError& error) {
+    throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
+  }
+  return resume_job(config, dir, point, continue_with, progress, stop);
+}
+
+metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
+                            const ResumePoint& point, const std::string& continue_with,
+                            engine::RunListener& progress, const std::atomic<bool>& stop) {
   engine::RunCheckpoints checkpoints;
   try {
-    point = load_resume_point(dir, config, [](const std::string& refusal) {
-      fmt::print(stderr, "hetps: warning: {}; trying the checkpoint before it\n", refusal);
-    });
     checkpoints.crashed_shards = crashed_shards(dir, config);
   } catch (const checkpoint::CheckpointError& error) {
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
@@ -160,7 +170,7 @@ metrics::Summary resume_job(const config::Config& config, const std::filesystem:
     throw UsageError(fmt::format("--resume {}: checkpoint {}: {}", dir.string(),
                                  point.file.string(), error.what()));
   } catch (const engine::ShardCrashed& crash) {
-    throw run_ended_by(crash, config, dir, /*takes_checkpoints=*/true, last);
+    throw run_ended_by(crash, config, dir, continue_with, last);
   }
 }
 

@@ -3,7 +3,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <string>
 
+#include "cli/run_checkpoints.h"
 #include "cli/staged_directory.h"
 #include "config/config.h"
 #include "engine/engine.h"
@@ -24,9 +26,9 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
 // log.jsonl and summary.json into `dir`. Evaluations also go to `progress`. Throws UsageError
 // (bad input) with the data::DataError's message for a missing or corrupt data file or
-// `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints. An
-// injected shard crash ends it with engine::ShardCrashed saying that the run is lost
-// (shard_crashes.h).
+// `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints (the
+// runs of `hetps tune`). An injected shard crash ends it with engine::ShardCrashed saying that
+// the run is lost (shard_crashes.h).
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress);
 
@@ -34,8 +36,10 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
 // `stop` is set: engine::Interrupted then ends the job) in `<run dir>/checkpoints`. The
 // directory is committed at the first checkpoint, unfinished, so that a killed run can be
 // resumed from it, and at the end. An injected shard crash ends it with engine::ShardCrashed
-// naming the last checkpoint, and is recorded in the directory (shard_crashes.h).
+// naming the last checkpoint and `continue_with`, the command that continues the run, and is
+// recorded in the directory (shard_crashes.h).
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
+                                      const std::string& continue_with,
                                       engine::RunListener& progress, const std::atomic<bool>& stop);
 
 // Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from its
@@ -45,6 +49,12 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
 // shard crashes that ended earlier parts of the run (shard_crashes.h) are not injected again;
 // one still ahead ends it as in run_checkpointed_job.
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
+                            const std::string& continue_with, engine::RunListener& progress,
+                            const std::atomic<bool>& stop);
+
+// resume_job from `point`, a checkpoint of the run in `dir` that load_resume_point found.
+metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
+                            const ResumePoint& point, const std::string& continue_with,
                             engine::RunListener& progress, const std::atomic<bool>& stop);
 
 }  // namespace hetps::cli

@@ -46,7 +46,7 @@ void record_crash(const std::filesystem::path& run_dir, const engine::ShardCrash
 
 std::string why_lost(const config::Config& config, bool takes_checkpoints) {
   if (!takes_checkpoints) {
-    return "this run takes no checkpoints (only `hetps train` does)";
+    return "this run takes no checkpoints (only `hetps train` and `hetps compare` do)";
   }
   if (config.run.checkpoint_interval <= 0) {
     return "no checkpoint was taken (run.checkpoint_interval = 0)";
@@ -58,21 +58,21 @@ std::string why_lost(const config::Config& config, bool takes_checkpoints) {
 }  // namespace
 
 engine::ShardCrashed run_ended_by(const engine::ShardCrashed& crash, const config::Config& config,
-                                  const std::filesystem::path& run_dir, bool takes_checkpoints,
+                                  const std::filesystem::path& run_dir,
+                                  const std::optional<std::string>& continue_with,
                                   const std::optional<SavedCheckpoint>& last) {
-  if (!last) {
+  if (!last || !continue_with) {
     return engine::ShardCrashed(
         crash.shard(), crash.time(),
         fmt::format("{}: its part of the model is gone, and the run is lost: {}", crash.what(),
-                    why_lost(config, takes_checkpoints)));
+                    why_lost(config, continue_with.has_value())));
   }
   record_crash(run_dir, crash);
   return engine::ShardCrashed(
       crash.shard(), crash.time(),
       fmt::format("{}: its part of the model is gone, so the run ended there. Its last "
-                  "checkpoint, {} (at {:.3f} s of run time), is intact; continue with: hetps "
-                  "train --resume {}",
-                  crash.what(), last->file.string(), last->time, run_dir.string()));
+                  "checkpoint, {} (at {:.3f} s of run time), is intact; continue with: {}",
+                  crash.what(), last->file.string(), last->time, *continue_with));
 }
 
 std::vector<int> crashed_shards(const std::filesystem::path& run_dir,

@@ -1,6 +1,7 @@
 // A run ended by an injected server-shard crash (`cluster.shard_failures`, engine::ShardCrashed),
 // as the command line handles it: the message says what survives and how to go on, and the run
-// directory remembers the crash, so that `hetps train --resume` does not inject it again.
+// directory remembers the crash, so that `hetps train --resume` (or `hetps compare --resume`) does
+// not inject it again.
 //
 // Why a file of its own, `<run dir>/shard_crashes.json` ({"shard_crashes": [{"shard": 1,
 // "time": 2.0}, ...]}, written atomically): the crash comes after the last checkpoint, so no
@@ -14,6 +15,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "config/config.h"
@@ -29,12 +31,13 @@ struct SavedCheckpoint {
 
 // The error the command line ends with when `crash` ended the run in `run_dir`: its message names
 // the shard and the time, then either the run's newest checkpoint `last` (file and run time),
-// intact, and "continue with: hetps train --resume DIR", or says the run is lost and why: no
-// checkpoint was taken (naming run.checkpoint_interval), or the run takes none
-// (`takes_checkpoints` false: run_job's, for compare and tune). With a
-// checkpoint, records the crash in `run_dir` first.
+// intact, and "continue with: " `continue_with` (the command that continues the run, e.g.
+// "hetps train --resume DIR"), or says the run is lost and why: no checkpoint was taken (naming
+// run.checkpoint_interval), or the run takes none (no `continue_with`: run_job's, for tune).
+// With a checkpoint, records the crash in `run_dir` first.
 engine::ShardCrashed run_ended_by(const engine::ShardCrashed& crash, const config::Config& config,
-                                  const std::filesystem::path& run_dir, bool takes_checkpoints,
+                                  const std::filesystem::path& run_dir,
+                                  const std::optional<std::string>& continue_with,
                                   const std::optional<SavedCheckpoint>& last);
 
 // The shards whose crashes ended earlier parts of the run in `run_dir` (none without the file).

@@ -9,6 +9,7 @@
 // checkpoint and how to go on, or saying the run is lost (exit 3, shard_crashes.h).
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -18,11 +19,10 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
-#include "cli/stop_signals.h"
+#include "cli/stoppable.h"
 #include "cli/usage_error.h"
 #include "config/resolve.h"
 #include "engine/engine.h"
-#include "engine/shard_failures.h"
 #ifdef HETPS_WITH_MPI
 #include "mpi/rank_failures.h"
 #endif
@@ -53,35 +53,9 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
-// Under mpirun a signal reaches every rank, and mpirun kills the job soon after: rank 0 cannot
-// stop the others with a checkpoint. There signals keep their default action, and a stopped job
-// resumes from its last `run.checkpoint_interval` checkpoint.
-bool stops_with_a_checkpoint(const config::Config& config) { return config.engine != "mpi"; }
-
-// Runs `job` (given the flag a stop by signal sets) with SIGINT and SIGTERM turned into a
-// checkpoint where the engine allows; a stop by signal becomes RunInterrupted.
-template <typename Job>
-metrics::Summary stoppable(const config::Config& config, const std::filesystem::path& dir,
-                           ProgressDisplay& progress, Job job) {
-  try {
-    if (!stops_with_a_checkpoint(config)) {
-      static const std::atomic<bool> never{false};
-      return job(never);
-    }
-    const StopSignals signals;
-    try {
-      return job(signals.requested());
-    } catch (const engine::Interrupted& stop) {
-      progress.finish();
-      throw RunInterrupted(fmt::format(
-          "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue with: hetps "
-          "train --resume {}",
-          signals.signal_name(), stop.time(), (dir / "checkpoints").string(), dir.string()));
-    }
-  } catch (const engine::ShardCrashed&) {
-    progress.finish();  // the message that says how to go on gets a line of its own
-    throw;
-  }
+// The command that continues the run in `dir`.
+std::string continue_train(const std::filesystem::path& dir) {
+  return fmt::format("hetps train --resume {}", dir.string());
 }
 
 void train_into_directory(const config::Config& config, const RunFlags& flags) {
@@ -90,9 +64,10 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
                         : std::filesystem::path(flags.out);
   StagedDirectory dir(out, {"summary.json"}, flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
+  const std::string continue_with = continue_train(dir.target());
   const metrics::Summary summary =
-      stoppable(config, dir.target(), progress, [&](const std::atomic<bool>& stop) {
-        return run_checkpointed_job(config, dir, progress, stop);
+      stoppable(config, dir.target(), continue_with, progress, [&](const std::atomic<bool>& stop) {
+        return run_checkpointed_job(config, dir, continue_with, progress, stop);
       });
   progress.finish();
   print_result(config, summary, dir.target(), flags.quiet);
@@ -124,9 +99,11 @@ config::Config config_to_resume(const RunFlags& flags) {
 
 void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {
   ProgressDisplay progress(progress_style(quiet), config.run.name, config, std::cout);
-  const metrics::Summary summary = stoppable(
-      config, dir, progress,
-      [&](const std::atomic<bool>& stop) { return resume_job(config, dir, progress, stop); });
+  const std::string continue_with = continue_train(dir);
+  const metrics::Summary summary =
+      stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
+        return resume_job(config, dir, continue_with, progress, stop);
+      });
   progress.finish();
   print_result(config, summary, dir, quiet);
 }

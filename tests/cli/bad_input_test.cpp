@@ -150,6 +150,16 @@ TEST(BadInput, CompareEntries) {
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}), "--seeds");
 }
 
+// The mpi engine runs one run per mpirun job: refused before the comparison's directory is
+// written, as it is written before the first run.
+TEST(BadInput, CompareRefusesTheMpiEngine) {
+  const ScratchDir scratch;
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--set", "engine=mpi", "--out",
+                              (scratch / "cmp").string()}),
+                   "hetps: engine = \"mpi\": hetps compare runs its runs one after another");
+  EXPECT_TRUE(std::filesystem::is_empty(scratch.path())) << "bad input wrote files";
+}
+
 TEST(BadInput, CompareSharedParameterNoProtocolHas) {
   expect_bad_input(
       run_hetps({"compare", "--protocols", "bsp,asp", "--set", "protocol.staleness=4"}),

@@ -5,29 +5,21 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-
 #include <algorithm>
-#include <chrono>
 #include <fstream>
 #include <sstream>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "cli/hetps_process.h"
 
-extern char** environ;
-
 namespace hetps::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::interrupt_after_checkpoints;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
@@ -43,43 +35,6 @@ std::vector<std::string> checkpointed_run(std::vector<std::string> args) {
     args.push_back(set);
   }
   return args;
-}
-
-size_t checkpoints_in(const std::filesystem::path& run) {
-  std::error_code none_yet;
-  size_t count = 0;
-  for (const auto& entry : std::filesystem::directory_iterator(run / "checkpoints", none_yet)) {
-    count += entry.path().extension() == ".ckpt" ? 1 : 0;
-  }
-  return count;
-}
-
-// Starts `hetps train` on `args` with its output into `output`, waits until `run` holds
-// `checkpoints` checkpoints, then sends SIGINT; returns the exit status.
-int interrupt_after_checkpoints(const std::vector<std::string>& args,
-                                const std::filesystem::path& run, size_t checkpoints,
-                                const std::filesystem::path& output) {
-  std::vector<std::string> argv_strings = {HETPS_BINARY};
-  argv_strings.insert(argv_strings.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_strings) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, HETPS_BINARY, &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (spawned != 0) return -1;
-  int status = 0;
-  while (checkpoints_in(run) < checkpoints) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return -2;  // it ended before its checkpoints
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  kill(pid, SIGINT);
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -3;
 }
 
 class ResumeTest : public ::testing::Test {
