@@ -57,7 +57,7 @@ Grouping Petrel::everyone() const {
 void Petrel::decide(double now, nlohmann::json record, Actions& actions) {
   const std::vector<int> workers(live_.begin(), live_.end());
   const Points points = features_.normalized(workers);
-  measure_drift_from_here();
+  measure_drift_from_here(workers, points);
   const double loss = recent_loss_.mean();
   const double slope =
       decision_loss_ && *decision_loss_ > 0 ? (loss - *decision_loss_) / *decision_loss_ : 0;
@@ -169,9 +169,7 @@ void Petrel::observe_worker(int worker, double step_seconds, std::optional<doubl
   ++samples_since_decision_[worker];
 }
 
-void Petrel::measure_drift_from_here() {
-  const std::vector<int> workers(live_.begin(), live_.end());
-  const Points points = features_.normalized(workers);
+void Petrel::measure_drift_from_here(const std::vector<int>& workers, const Points& points) {
   decided_features_.clear();
   for (size_t p = 0; p < workers.size(); ++p) decided_features_[workers[p]] = points[p];
   samples_since_decision_.clear();

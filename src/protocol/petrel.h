@@ -90,8 +90,9 @@ class Petrel : public Protocol {
   // Asks the agent for a configuration on the profile, applies its staleness bound and
   // regroups into its communities; `record` starts the regroup record (its reason).
   void decide(double now, nlohmann::json record, Actions& actions);
-  // Keeps the live workers' normalized features as those drift is measured from.
-  void measure_drift_from_here();
+  // Keeps `points`, the normalized features of the live `workers`, as those drift is measured
+  // from.
+  void measure_drift_from_here(const std::vector<int>& workers, const Points& points);
   // The worker whose normalized features changed by the largest factor since the last
   // decision, and that factor minus 1; nullopt when none moved by more than drift_threshold.
   std::optional<std::pair<int, double>> drift() const;
