@@ -28,6 +28,7 @@ figcaption, .notes, .setting { color: #555; font-size: 0.9em; }
 .histograms { display: flex; flex-wrap: wrap; gap: 1em; }
 .histograms figure { margin: 0; }
 table { border-collapse: collapse; font-size: 0.9em; }
+.scrolls { overflow-x: auto; }
 th, td { border: 1px solid #ddd; padding: 0.3em 0.6em; text-align: right; white-space: nowrap; }
 th { background: #f4f4f4; } td:first-child, th:first-child { text-align: left; }
 .range { color: #777; font-size: 0.85em; }
@@ -100,10 +101,11 @@ std::string staleness_section(const Comparison& comparison, const std::vector<Pl
     const std::string name = escape_html(entry.entry);
     const PlotScript* plot = find_plot(plots, staleness_plot_name(e));
     if (plot != nullptr) {
-      const std::string seeds = entry.staleness_seeds == static_cast<int>(entry.runs.size())
-                                    ? fmt::format("{} seeds", entry.runs.size())
-                                    : fmt::format("the {} of {} seeds that recorded them",
-                                                  entry.staleness_seeds, entry.runs.size());
+      const std::string seeds =
+          entry.staleness_seeds == static_cast<int>(entry.runs.size())
+              ? fmt::format("{} seed{}", entry.runs.size(), entry.runs.size() == 1 ? "" : "s")
+              : fmt::format("the {} of {} seeds that recorded them", entry.staleness_seeds,
+                            entry.runs.size());
       figures += figure(
           directory, *plot, "staleness of " + entry.entry,
           fmt::format("{}: {} updates over {}.", name, entry.staleness.total_updates(), seeds));
@@ -210,10 +212,11 @@ std::string runs_section(const std::vector<RunRecord>& runs) {
         escape_html(run.setting.model + " on " + run.setting.data), escape_html(s.stop_reason),
         s.total_time, s.wall_seconds);
   }
-  return "<h2 id=\"runs\">Runs</h2>\n<table>\n<tr><th>entry</th><th>seed</th><th>directory</th>"
+  return "<h2 id=\"runs\">Runs</h2>\n<div "
+         "class=\"scrolls\"><table>\n<tr><th>entry</th><th>seed</th><th>directory</th>"
          "<th>engine</th><th>scenario</th><th>workers</th><th>model on data</th><th>stopped "
          "at</th><th>total time (s)</th><th>wall time (s)</th></tr>\n" +
-         rows + "</table>\n";
+         rows + "</table></div>\n";
 }
 
 }  // namespace

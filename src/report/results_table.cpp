@@ -169,8 +169,9 @@ std::string footnotes(const Comparison& comparison) {
 std::string results_table_html(const Comparison& comparison) {
   std::string rows;
   for (size_t e = 0; e < comparison.entries.size(); ++e) rows += row(comparison, e);
-  return "<table id=\"results-table\">\n" + header(comparison) + rows + "</table>\n" +
-         footnotes(comparison);
+  // A wide table scrolls on its own rather than widening the whole page.
+  return "<div class=\"scrolls\"><table id=\"results-table\">\n" + header(comparison) + rows +
+         "</table></div>\n" + footnotes(comparison);
 }
 
 }  // namespace hetps::report
