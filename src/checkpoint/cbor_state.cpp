@@ -5,6 +5,12 @@
 
 #include <fmt/format.h>
 
+// The builder below is nlohmann's own, outside its public API (see cbor_state.h): a version
+// that changed it should fail here, saying so, rather than somewhere inside the library.
+static_assert(NLOHMANN_JSON_VERSION_MAJOR == 3 && NLOHMANN_JSON_VERSION_MINOR == 11,
+              "cbor_state.cpp wraps nlohmann::detail::json_sax_dom_parser as of nlohmann-json "
+              "3.11 (Debian 12's); check its constructor in this version and adapt");
+
 namespace hetps::checkpoint {
 namespace {
 
