@@ -288,6 +288,11 @@ void Ashl::restore_state(const nlohmann::json& state) {
   };
   restore_stage(state.at("ahl"), restored.ahl_);
   restore_stage(state.at("shl"), restored.shl_);
+  // Plans are read from the stage in force (found by fuzz/checkpoint.cpp).
+  if (restored.stage_ != Stage::Profiling &&
+      (restored.stage_ == Stage::Ahl ? restored.ahl_ : restored.shl_).local_steps.empty()) {
+    refuse(fmt::format("stage {} has no plan", stage));
+  }
   restored.recent_losses_ = MovingMean(workers);
   restored.recent_losses_.restore_state(state.at("recent_losses"));
   const auto& first = state.at("first_global_loss");

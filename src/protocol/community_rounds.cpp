@@ -208,8 +208,17 @@ nlohmann::json CommunityRounds::save_state() const {
   return state;
 }
 
+// Pulls and updates are routed by community_of_: every id the state names must be one of this
+// run's workers, each in one community, every live one placed (found by fuzz/checkpoint.cpp).
 void CommunityRounds::restore_state(const nlohmann::json& state) {
+  const auto refuse = [&](const std::string& what) {
+    throw std::invalid_argument(
+        fmt::format("community rounds of {} workers: the saved state {}", workers_, what));
+  };
   live_ = checkpoint::integers<std::set<int>>(state.at("live"));
+  if (!live_.empty() && (*live_.begin() < 0 || *live_.rbegin() >= workers_)) {
+    refuse("names a live worker outside the run");
+  }
   grouping_ = {{}, state.at("aggregate_at_leader").get<bool>()};
   state_.clear();
   community_of_.assign(static_cast<size_t>(workers_), -1);
@@ -220,8 +229,29 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
     community.contributions = checkpoint::integer_map<int, int>(saved.at("contributions"));
     community.in_round = saved.at("in_round").get<bool>();
     community.rounds = checkpoint::integer<int64_t>(saved.at("rounds"));
-    for (int member : grouping_.communities.back()) {
-      community_of_.at(static_cast<size_t>(member)) = static_cast<int>(state_.size() - 1);
+    const std::vector<int>& members = grouping_.communities.back();
+    for (int member : members) {
+      if (member < 0 || member >= workers_) {
+        refuse(fmt::format("names worker {} in a community", member));
+      }
+      int& placed = community_of_[static_cast<size_t>(member)];
+      if (placed != -1) refuse(fmt::format("places worker {} twice", member));
+      placed = static_cast<int>(state_.size() - 1);
+    }
+    const auto is_member = [&](int worker) {
+      return std::find(members.begin(), members.end(), worker) != members.end();
+    };
+    const bool foreign_held = !std::all_of(community.held.begin(), community.held.end(), is_member);
+    const bool foreign_contribution =
+        !std::all_of(community.contributions.begin(), community.contributions.end(),
+                     [&](const auto& contribution) { return is_member(contribution.first); });
+    if (foreign_held || foreign_contribution) {
+      refuse("holds a pull or an update of a worker outside its community");
+    }
+  }
+  for (int worker : live_) {
+    if (community_of_[static_cast<size_t>(worker)] == -1) {
+      refuse(fmt::format("leaves live worker {} out of every community", worker));
     }
   }
   pending_.reset();

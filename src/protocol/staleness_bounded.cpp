@@ -1,6 +1,10 @@
 #include "protocol/staleness_bounded.h"
 
 #include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include <fmt/format.h>
 
 #include "checkpoint/saved_integers.h"
 
@@ -70,11 +74,37 @@ nlohmann::json StalenessBounded::save_state() const {
   return {{"started", started_}, {"pushed", pushed_}, {"live", live_}, {"held_pulls", held_pulls_}};
 }
 
+// The counts are indexed by the saved ids, and by the run's workers once started: a state that
+// does not fit either is refused before it replaces anything (found by fuzz/checkpoint.cpp).
 void StalenessBounded::restore_state(const nlohmann::json& state) {
-  started_ = checkpoint::integers<std::vector<int64_t>>(state.at("started"));
-  pushed_ = checkpoint::integers<std::vector<int64_t>>(state.at("pushed"));
-  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
-  held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
+  auto started = checkpoint::integers<std::vector<int64_t>>(state.at("started"));
+  auto pushed = checkpoint::integers<std::vector<int64_t>>(state.at("pushed"));
+  auto live = checkpoint::integers<std::set<int>>(state.at("live"));
+  auto held_pulls = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
+  const size_t workers = started.size();
+  if (pushed.size() != workers || (!started_.empty() && started_.size() != workers)) {
+    throw std::invalid_argument(fmt::format(
+        "{}: the saved state counts steps started by {} workers and pushed by {}; this run "
+        "has {}",
+        name_, workers, pushed.size(), started_.size()));
+  }
+  const auto negative = [](int64_t count) { return count < 0; };
+  if (std::ranges::any_of(started, negative) || std::ranges::any_of(pushed, negative)) {
+    throw std::invalid_argument(
+        fmt::format("{}: the saved state counts a negative number of steps", name_));
+  }
+  for (const auto* ids : {&live, &held_pulls}) {
+    if (!ids->empty() && (*ids->begin() < 0 || std::cmp_greater_equal(*ids->rbegin(), workers))) {
+      throw std::invalid_argument(fmt::format(
+          "{}: the saved state names worker {} among its live workers or held pulls; expected "
+          "ids from 0 to {}",
+          name_, *ids->begin() < 0 ? *ids->begin() : *ids->rbegin(), workers - 1));
+    }
+  }
+  started_ = std::move(started);
+  pushed_ = std::move(pushed);
+  live_ = std::move(live);
+  held_pulls_ = std::move(held_pulls);
 }
 
 }  // namespace hetps::protocol

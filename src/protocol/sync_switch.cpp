@@ -4,6 +4,8 @@
 #include <cmath>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "checkpoint/saved_integers.h"
 #include "protocol/hybrids.h"
 #include "protocol/param_specs.h"
@@ -164,9 +166,18 @@ nlohmann::json SyncSwitch::save_state() const {
 
 void SyncSwitch::restore_state(const nlohmann::json& state) {
   const auto& shape = state.at("shape");
+  const auto workers = checkpoint::integer<int>(shape.at("workers"));
+  // The detector is sized by the shape's worker count: one its own state does not hold would
+  // size it by a number nothing bounds (found by fuzz/checkpoint.cpp).
+  const size_t detected = state.at("detector").at("workers").size();
+  if (workers < 1 || static_cast<size_t>(workers) != detected) {
+    throw std::invalid_argument(
+        fmt::format("sync_switch: the saved shape holds {} workers, its straggler detector {}; "
+                    "expected the same count, at least 1",
+                    workers, detected));
+  }
   shape_ =
-      RunShape{checkpoint::integer<int>(shape.at("workers")),
-               checkpoint::integer<int64_t>(shape.at("max_samples")),
+      RunShape{workers, checkpoint::integer<int64_t>(shape.at("max_samples")),
                checkpoint::integer<int>(shape.at("batch_size")), shape.at("momentum").get<double>(),
                checkpoint::integer_or<uint64_t>(shape, "seed", 0)};  // older states: absent
   bsp_.restore_state(state.at("bsp"));

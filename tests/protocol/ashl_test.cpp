@@ -258,6 +258,11 @@ TEST_F(AshlTest, RefusesAStateOfAnotherRunAndKeepsItsOwn) {
   wrong = before;
   wrong["live"] = std::vector<int>{0, 5};
   EXPECT_THROW(ashl_->restore_state(wrong), std::invalid_argument);
+  wrong = before;
+  wrong["stage"] = 2;  // SHL, whose plan a pull would read
+  wrong["shl"][0] = nlohmann::json::array();
+  EXPECT_THAT([&] { ashl_->restore_state(wrong); },
+              ThrowsMessage<std::invalid_argument>(HasSubstr("stage 2 has no plan")));
   EXPECT_EQ(ashl_->save_state(), before);
 }
 

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <functional>
+#include <string>
+
 #include "protocol/community_rounds.h"
 #include "support/recording_actions.h"
 
@@ -202,6 +205,34 @@ TEST(CommunityRoundsTest, SavedStateRestoresMidRound) {
   ASSERT_EQ(restored_actions.applied.size(), 1u);
   EXPECT_EQ(restored_actions.applied[0].update_ids, original_actions.applied[0].update_ids);
   EXPECT_EQ(restored.save_state(), rounds.save_state());
+}
+
+// Each of these would have routed a pull through community_of_ out of bounds.
+TEST(CommunityRoundsTest, RefusesASavedStateWhoseIdsDoNotFitTheRun) {
+  CommunityRounds rounds(4, 3, {{{0, 2}, {1, 3}}, false});
+  const nlohmann::json saved = rounds.save_state();
+  const auto refusal = [&](const std::function<void(nlohmann::json&)>& edit) {
+    nlohmann::json edited = saved;
+    edit(edited);
+    CommunityRounds restored(4, 3, {{{0, 1, 2, 3}}, false});
+    try {
+      restored.restore_state(edited);
+    } catch (const std::invalid_argument& refused) {
+      return std::string(refused.what());
+    }
+    return std::string("restored");
+  };
+  const std::string prefix = "community rounds of 4 workers: the saved state ";
+  EXPECT_EQ(refusal([](nlohmann::json& s) { s["live"].push_back(4); }),
+            prefix + "names a live worker outside the run");
+  EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(-1); }),
+            prefix + "names worker -1 in a community");
+  EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(1); }),
+            prefix + "places worker 1 twice");
+  EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"].erase(1); }),
+            prefix + "leaves live worker 1 out of every community");
+  EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["held"] = {1}; }),
+            prefix + "holds a pull or an update of a worker outside its community");
 }
 
 }  // namespace

@@ -1,3 +1,4 @@
+#include <limits>
 #include <random>
 
 #include <gtest/gtest.h>
@@ -138,6 +139,31 @@ TEST(SspTest, StateRoundTrips) {
   copy.on_pull_request(1, after);
   copy.on_update(update_from(1, 9), after);
   EXPECT_EQ(after.take_replied_workers(), (std::vector<int>{1, 0}));
+}
+
+TEST(SspTest, RefusesASavedStateWhoseWorkersDoNotFit) {
+  StalenessBounded ssp("ssp", 1);
+  RecordingActions actions;
+  ssp.start(RunShape{2, 0, 1}, actions);
+  const nlohmann::json saved = ssp.save_state();
+  StalenessBounded three("ssp", 1);
+  three.start(RunShape{3, 0, 1}, actions);
+  EXPECT_THROW(three.restore_state(saved), std::invalid_argument);
+  nlohmann::json beyond = saved;
+  beyond["live"] = {0, 2};  // indexed the counts of two workers out of bounds
+  StalenessBounded copy("ssp", 1);
+  try {
+    copy.restore_state(beyond);
+    ADD_FAILURE() << "restored worker 2 of 2";
+  } catch (const std::invalid_argument& refused) {
+    EXPECT_STREQ(refused.what(),
+                 "ssp: the saved state names worker 2 among its live workers or held pulls; "
+                 "expected ids from 0 to 1");
+  }
+  EXPECT_EQ(copy.save_state(), StalenessBounded("ssp", 1).save_state()) << "left untouched";
+  nlohmann::json negative = saved;
+  negative["started"][1] = std::numeric_limits<int64_t>::min();  // overflowed the bound's sum
+  EXPECT_THROW(copy.restore_state(negative), std::invalid_argument);
 }
 
 TEST(ProtocolRegistryTest, RejectsUnknownAndOutOfRangeParameters) {

@@ -1,5 +1,6 @@
 #include "protocol/sync_switch.h"
 
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -222,6 +223,19 @@ TEST(SyncSwitchTest, StateRoundTripsMidRun) {
       make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   restored->restore_state(protocol->save_state());
   EXPECT_EQ(restored->save_state(), protocol->save_state());
+}
+
+TEST(SyncSwitchTest, RefusesASavedWorkerCountItsDetectorDoesNotHold) {
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.5}});
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);
+  driver.run_updates(10);
+  nlohmann::json huge = protocol->save_state();
+  huge["shape"]["workers"] = 1000000000;  // sized the detector before it was checked
+  auto restored = make_protocol("sync_switch", {{"bsp_fraction", 0.5}});
+  EXPECT_THAT([&] { restored->restore_state(huge); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+                  "sync_switch: the saved shape holds 1000000000 workers, its straggler "
+                  "detector 3; expected the same count, at least 1")));
 }
 
 }  // namespace
