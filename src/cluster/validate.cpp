@@ -127,6 +127,7 @@ void validate(const config::ClusterConfig& cluster) {
   require_bandwidth("cluster.server_gbps", cluster.server_gbps);
   require_non_negative("cluster.server_latency_ms", cluster.server_latency_ms);
   require_positive("cluster.apply_gbps", cluster.apply_gbps);
+  require_non_negative("cluster.switch_overhead_pulls", cluster.switch_overhead_pulls);
   for (size_t i = 0; i < cluster.stragglers.size(); ++i) {
     validate_episode(cluster.stragglers[i], i, cluster.workers);
   }

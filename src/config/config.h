@@ -106,6 +106,9 @@ struct ClusterConfig {
   double server_gbps = 10.0;  // each server shard's up/down link
   double server_latency_ms = 0.05;
   double apply_gbps = 80.0;  // server apply rate, in Gbit/s of update applied
+  // sim: what a protocol's switch (Sync-Switch) holds the servers for, in pulls of the whole
+  // model over an idle network; 0 makes a switch free.
+  double switch_overhead_pulls = 1.0;
   std::vector<StragglerEpisode> stragglers;
   RandomStragglers random_stragglers;
   std::string trace;                         // CSV of per-worker relative speed over time

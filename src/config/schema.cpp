@@ -103,6 +103,8 @@ const Schema<Config>& config_schema() {
       field("cluster.server_gbps", positive.or_infinity(), &C::cluster, &Cluster::server_gbps),
       field("cluster.server_latency_ms", non_negative, &C::cluster, &Cluster::server_latency_ms),
       field("cluster.apply_gbps", positive, &C::cluster, &Cluster::apply_gbps),
+      field("cluster.switch_overhead_pulls", Range::between(0, 1e6), &C::cluster,
+            &Cluster::switch_overhead_pulls),
       // An episode sets all of its keys.
       table_list("cluster.stragglers",
                  TableList<StragglerEpisode>{straggler_schema(), straggler_schema().keys_of("")},

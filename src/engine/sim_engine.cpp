@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <span>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -18,6 +19,16 @@ namespace hetps::engine {
 namespace {
 
 double gbps_to_bytes_per_second(double gbps) { return gbps * 1e9 / 8.0; }
+
+// Each worker's pull timed on a network of its own, whose links are all free.
+double mean_idle_pull_seconds(const cluster::ClusterModel& cluster, int servers,
+                              std::span<const double> model_shard_bytes) {
+  double sum = 0;
+  for (int w = 0; w < cluster.workers(); ++w) {
+    sum += SimNetwork(cluster, servers).send_from_servers(w, model_shard_bytes, 0.0);
+  }
+  return sum / cluster.workers();
+}
 
 }  // namespace
 
@@ -38,6 +49,7 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
   shard_fraction_ = state_.server().shard_fractions();
   for (double fraction : shard_fraction_) model_shard_bytes_.push_back(model_bytes_ * fraction);
   shard_free_at_.assign(shard_fraction_.size(), 0.0);
+  idle_pull_seconds_ = mean_idle_pull_seconds(cluster_, config.cluster.servers, model_shard_bytes_);
   step_work_seconds_ =
       learner_->flops_per_sample() * config.data.batch_size / (config.cluster.worker_gflops * 1e9);
 
@@ -417,6 +429,14 @@ int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
 }
 
 void SimEngine::discard(int update_id) { state_.discard(update_id); }
+
+double SimEngine::charge_switch() {
+  // The replies not sent yet wait as well: no worker gets a model while the cluster switches.
+  const double overhead = config_.cluster.switch_overhead_pulls * idle_pull_seconds_;
+  const double held_until = servers_free_at() + overhead;
+  for (double& free_at : shard_free_at_) free_at = held_until;
+  return overhead;
+}
 
 void SimEngine::set_optimizer(const protocol::OptimizerOverride& settings) {
   send_replies();  // made with the learning rate before this change

@@ -49,6 +49,9 @@ class SimEngine : public protocol::Actions {
   void set_optimizer(const protocol::OptimizerOverride& settings) override;
   void record(const protocol::ProtocolEvent& event) override;
   int64_t version() const override { return state_.server().version(); }
+  // Holds every shard for `cluster.switch_overhead_pulls` idle pulls: the pull replies not
+  // sent yet leave that much later.
+  double charge_switch() override;
 
  private:
   enum class EventKind {
@@ -144,6 +147,8 @@ class SimEngine : public protocol::Actions {
   std::vector<double> shard_fraction_;     // each shard's share of the model's bytes
   std::vector<double> model_shard_bytes_;  // each shard's bytes of the whole model
   double step_work_seconds_ = 0;           // one step's compute at speed 1
+  // The whole model from the servers to a worker over idle links, the mean over workers.
+  double idle_pull_seconds_ = 0;
   double model_bytes_ = 0;
   double now_ = 0;
   uint64_t sequence_ = 0;

@@ -120,6 +120,12 @@ class Actions {
   virtual void set_optimizer(const OptimizerOverride& settings) = 0;
   virtual void record(const ProtocolEvent& event) = 0;
   virtual int64_t version() const = 0;
+  // The protocol has just switched how the cluster synchronizes (Sync-Switch). A switch in
+  // place moves nothing, so a real engine pays only its own work, already in its clock, and
+  // adds nothing. The simulator, which would otherwise make a switch free, holds its servers
+  // for `cluster.switch_overhead_pulls` model pulls (spec/sync-switch.md). Returns the seconds
+  // added.
+  virtual double charge_switch() { return 0; }
 };
 
 struct RunShape {

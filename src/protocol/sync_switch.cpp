@@ -63,22 +63,25 @@ bool SyncSwitch::may_return_to_bsp() const {
 }
 
 void SyncSwitch::leave_bsp(const std::string& reason, Actions& actions) {
+  // A budget of no BSP round starts the run in ASP: nothing is switched, nothing is charged.
+  const double overhead = bsp_budget_ > 0 ? actions.charge_switch() : 0;
   SynchronousRounds::AbandonedRound abandoned = bsp_.abandon_round();
   phase_ = Phase::Asp;
   asp_reason_ = reason;
   asp_updates_ = 0;
   optimizer_ = asp_optimizer(options_.settings, shape_.workers, shape_.momentum, 0);
   actions.set_optimizer(optimizer_);
-  record_phase("bsp", "asp", reason, actions);
+  record_phase("bsp", "asp", reason, overhead, actions);
   for (const auto& [worker, id] : abandoned.contributions) apply_asp(id, actions);
   for (int worker : abandoned.held_pulls) actions.reply_pull(worker, WorkerPlan{});
 }
 
 void SyncSwitch::return_to_bsp(Actions& actions) {
+  const double overhead = actions.charge_switch();
   phase_ = Phase::Bsp;
   optimizer_ = OptimizerOverride{};
   actions.set_optimizer(optimizer_);
-  record_phase("asp", "bsp", "straggler_gone", actions);
+  record_phase("asp", "bsp", "straggler_gone", overhead, actions);
 }
 
 void SyncSwitch::apply_asp(int update_id, Actions& actions) {
@@ -135,12 +138,14 @@ double SyncSwitch::switch_overhead() const {
 }
 
 void SyncSwitch::record_phase(const std::string& from, const std::string& to,
-                              const std::string& reason, Actions& actions) const {
+                              const std::string& reason, double overhead_s,
+                              Actions& actions) const {
   actions.record(
       {"phase",
        {{"from", from},
         {"to", to},
         {"reason", reason},
+        {"overhead_s", overhead_s},
         {"bsp_rounds", bsp_.rounds_closed()},
         {"lr_scale", optimizer_.lr_scale},
         {"momentum", optimizer_.momentum >= 0 ? optimizer_.momentum : shape_.momentum}}});

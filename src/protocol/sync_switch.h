@@ -14,8 +14,9 @@
 //                  D·(1 − T/T'), exceeds twice the switch overhead: T the slowest profiled
 //                  step, T' = max(T, σ·t_i), D the mean episode so far or
 //                  `protocol.expected_episode_s`.
-//   Every switch is a `phase` record (from, to, reason, lr scale and momentum after), every
-//   detection and clearing a `straggler` record.
+//   Every switch is charged to the engine (Actions::charge_switch: the simulator's overhead)
+//   and is a `phase` record (from, to, reason, the overhead charged, lr scale and momentum
+//   after); every detection and clearing is a `straggler` record.
 #pragma once
 
 #include <cstdint>
@@ -67,8 +68,9 @@ class SyncSwitch : public Protocol {
   // Elastic's rule: whether BSP's expected loss to `straggler` exceeds twice the overhead.
   bool worth_leaving_for(int straggler, nlohmann::json& reasoning) const;
   double switch_overhead() const;
+  // `overhead_s`: what the engine charged for the switch (Actions::charge_switch).
   void record_phase(const std::string& from, const std::string& to, const std::string& reason,
-                    Actions& actions) const;
+                    double overhead_s, Actions& actions) const;
 
   SyncSwitchOptions options_;
   RunShape shape_;

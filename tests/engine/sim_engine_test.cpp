@@ -188,6 +188,39 @@ TEST(SimEngineTest, ACompressedGradientIsRefusedNamingTheProtocol) {
                   ::testing::HasSubstr("keep_ratio = 0.1"), ::testing::HasSubstr("gradient"))));
 }
 
+// spec/sync-switch.md: on the simulator a switch costs `cluster.switch_overhead_pulls` pulls of
+// the model over idle links, here two latencies and 7,850 floats at 10 Gbit/s each. No worker
+// starts a step after the switch before the servers are free again; with the switch free, some
+// do.
+TEST(SimEngineTest, ASwitchHoldsTheServersForItsOverhead) {
+  auto config = small_config("sync_switch");
+  config.protocol.params["bsp_fraction"] = 0.5;
+  config.cluster.switch_overhead_pulls = 40;
+  const double overhead = 40 * (2 * 0.05e-3 + 7850 * 4 / (10e9 / 8));
+  const auto steps_begun_within_overhead = [&](const Outcome& run) {
+    const auto phases = testing::events_of_type(run, "phase");
+    EXPECT_EQ(phases.size(), 1u);
+    const double switched = phases.at(0).at("time").get<double>();
+    int begun = 0;
+    for (const auto& intervals : run.log.timeline) {
+      for (const metrics::ActivityInterval& interval : intervals) {
+        const bool within = interval.start > switched && interval.start < switched + overhead;
+        if (interval.activity == metrics::Activity::kCompute && within) ++begun;
+      }
+    }
+    return begun;
+  };
+  const Outcome charged = run_small(config);
+  EXPECT_NEAR(testing::events_of_type(charged, "phase").at(0).at("overhead_s").get<double>(),
+              overhead, 1e-12);
+  EXPECT_EQ(steps_begun_within_overhead(charged), 0);
+  config.cluster.switch_overhead_pulls = 0;
+  const Outcome free = run_small(config);
+  EXPECT_EQ(testing::events_of_type(free, "phase").at(0).at("overhead_s"), 0.0);
+  EXPECT_GT(steps_begun_within_overhead(free), 0);
+  EXPECT_GT(charged.summary.total_time, free.summary.total_time);
+}
+
 TEST(SimEngineTest, StopsAtMaxTime) {
   auto config = small_config("asp");
   config.train.max_time = 0.1;

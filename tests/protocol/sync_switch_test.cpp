@@ -122,6 +122,8 @@ TEST(SyncSwitchTest, AZeroFractionIsAspFromTheStart) {
   driver.run_updates(30);
   EXPECT_EQ(driver.rounds(), 0);
   EXPECT_EQ(driver.actions.applied.size(), 30u);
+  EXPECT_EQ(driver.actions.switches_charged, 0) << "starting in ASP switches nothing";
+  EXPECT_EQ(driver.actions.events.at(0).details.at("overhead_s"), 0.0);
 }
 
 // spec, "Configuration policy at the switch": lr ÷ n, momentum m/n for ramp_steps ASP updates,
@@ -154,9 +156,15 @@ TEST(SyncSwitchTest, GreedyLeavesBspAtADetectionAndComesBackWhenItIsGone) {
   auto protocol =
       make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
   Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);  // 100 BSP rounds
+  driver.actions.switch_charge = 0.25;
   driver.run_updates(3 * 200);
   EXPECT_EQ(driver.phases(),
             (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone", "asp:budget"}));
+  // Each switch, either way, is charged to the engine once, and its record says what it cost.
+  EXPECT_EQ(driver.actions.switches_charged, 3);
+  for (const auto& phase : driver.actions.events_of_type("phase")) {
+    EXPECT_EQ(phase.details.at("overhead_s"), 0.25);
+  }
   EXPECT_EQ(driver.rounds(), 100) << "exactly the BSP budget is spent in BSP";
   // Back in BSP, BSP's own optimizer.
   const auto& back = driver.actions.optimizer_changes.at(1);

@@ -32,6 +32,10 @@ class RecordingActions : public protocol::Actions {
   }
   void record(const protocol::ProtocolEvent& event) override { events.push_back(event); }
   int64_t version() const override { return version_; }
+  double charge_switch() override {
+    ++switches_charged;
+    return switch_charge;
+  }
 
   // The workers whose pulls were answered since the last call.
   std::vector<int> take_replied_workers() {
@@ -55,6 +59,8 @@ class RecordingActions : public protocol::Actions {
   std::vector<int> discarded;
   std::vector<protocol::OptimizerOverride> optimizer_changes;
   std::vector<protocol::ProtocolEvent> events;
+  int switches_charged = 0;
+  double switch_charge = 0;  // what charge_switch returns: the seconds an engine would add
 
  private:
   int64_t version_ = 0;
