@@ -1,5 +1,9 @@
 #include "protocol/synchronous_rounds.h"
 
+#include <stdexcept>
+
+#include <fmt/format.h>
+
 #include "checkpoint/saved_integers.h"
 
 namespace hetps::protocol {
@@ -8,6 +12,7 @@ SynchronousRounds::SynchronousRounds(std::string name, WorkerPlan plan)
     : name_(std::move(name)), plan_(plan) {}
 
 void SynchronousRounds::start(const RunShape& shape, Actions&) {
+  workers_ = shape.workers;
   live_.clear();
   for (int w = 0; w < shape.workers; ++w) live_.insert(w);
 }
@@ -70,11 +75,35 @@ nlohmann::json SynchronousRounds::save_state() const {
           {"rounds_closed", rounds_closed_}};
 }
 
+// The engine indexes its workers by the ids a restored round answers: a state naming others is
+// refused before it replaces anything, as StalenessBounded's is.
 void SynchronousRounds::restore_state(const nlohmann::json& state) {
-  live_ = checkpoint::integers<std::set<int>>(state.at("live"));
-  contributions_ = checkpoint::integer_map<int, int>(state.at("contributions"));
-  held_pulls_ = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
-  rounds_closed_ = checkpoint::integer_or<int64_t>(state, "rounds_closed", 0);  // older: absent
+  auto live = checkpoint::integers<std::set<int>>(state.at("live"));
+  auto contributions = checkpoint::integer_map<int, int>(state.at("contributions"));
+  auto held_pulls = checkpoint::integers<std::set<int>>(state.at("held_pulls"));
+  const auto rounds_closed = checkpoint::integer_or<int64_t>(state, "rounds_closed", 0);  // older
+  const auto refuse = [&](const std::string& why) {
+    throw std::invalid_argument(fmt::format("{}: the saved state {}", name_, why));
+  };
+  if (workers_ > 0 && !live.empty() && (*live.begin() < 0 || *live.rbegin() >= workers_)) {
+    refuse(fmt::format("names worker {} among its live workers; expected ids from 0 to {}",
+                       *live.begin() < 0 ? *live.begin() : *live.rbegin(), workers_ - 1));
+  }
+  for (const auto& [worker, id] : contributions) {
+    if (!live.contains(worker))
+      refuse(fmt::format("holds an update of worker {}, not live", worker));
+  }
+  for (int worker : held_pulls) {
+    if (!contributions.contains(worker)) {
+      refuse(
+          fmt::format("holds a pull of worker {}, which has not contributed to the round", worker));
+    }
+  }
+  if (rounds_closed < 0) refuse(fmt::format("counts {} rounds closed", rounds_closed));
+  live_ = std::move(live);
+  contributions_ = std::move(contributions);
+  held_pulls_ = std::move(held_pulls);
+  rounds_closed_ = rounds_closed;
 }
 
 }  // namespace hetps::protocol

@@ -26,6 +26,9 @@ class SynchronousRounds : public Protocol {
   void on_update(const UpdateInfo& update, Actions& actions) override;
   void on_worker_failed(int worker, Actions& actions) override;
   nlohmann::json save_state() const override;
+  // Throws std::invalid_argument, and changes nothing, for a state that cannot be this run's:
+  // ids outside the run's workers (once started), a contribution from a worker that is not
+  // live, a held pull of one that has not contributed, a negative round count.
   void restore_state(const nlohmann::json& state) override;
 
   // Rounds applied so far.
@@ -43,6 +46,7 @@ class SynchronousRounds : public Protocol {
 
   std::string name_;
   WorkerPlan plan_;
+  int workers_ = 0;  // the run's, once started; 0 before
   std::set<int> live_;
   std::map<int, int> contributions_;  // worker → update id, for the round being collected
   std::set<int> held_pulls_;

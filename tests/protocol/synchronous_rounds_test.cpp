@@ -105,6 +105,46 @@ TEST(BspTest, RestoredStateContinuesTheRound) {
   EXPECT_EQ(after.take_replied_workers(), (std::vector<int>{0, 1}));
 }
 
+// A restored round answers the pulls it holds: every id in it must be one of the run's workers,
+// and the state must be one a run could have reached; else it is refused, and changes nothing.
+TEST(BspTest, RefusesASavedRoundThatCannotBeThisRuns) {
+  auto bsp = make_protocol("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 2);
+  push(*bsp, actions, update_from(0, 1));
+  const nlohmann::json saved = bsp->save_state();
+  const auto refusal = [&](const nlohmann::json& state) -> std::string {
+    auto copy = make_protocol("bsp");
+    RecordingActions dropped;
+    copy->start(RunShape{2, 1000, 1}, dropped);
+    const nlohmann::json before = copy->save_state();
+    try {
+      copy->restore_state(state);
+    } catch (const std::invalid_argument& refused) {
+      EXPECT_EQ(copy->save_state(), before) << "left untouched";
+      return refused.what();
+    }
+    return "restored";
+  };
+  EXPECT_EQ(refusal(saved), "restored");
+  nlohmann::json beyond = saved;
+  beyond["live"] = {0, 1, 7};
+  EXPECT_EQ(refusal(beyond),
+            "bsp: the saved state names worker 7 among its live workers; expected ids from 0 to 1");
+  nlohmann::json dead_contributor = saved;
+  dead_contributor["live"] = {1};
+  EXPECT_EQ(refusal(dead_contributor),
+            "bsp: the saved state holds an update of worker 0, not live");
+  nlohmann::json stray_pull = saved;
+  stray_pull["held_pulls"] = {1};
+  EXPECT_EQ(refusal(stray_pull),
+            "bsp: the saved state holds a pull of worker 1, which has not contributed to the "
+            "round");
+  nlohmann::json negative = saved;
+  negative["rounds_closed"] = -3;
+  EXPECT_EQ(refusal(negative), "bsp: the saved state counts -3 rounds closed");
+}
+
 TEST(LocalSgdTest, PlansHLocalStepsAndAveragesDeltas) {
   auto local = make_protocol("local_sgd", {{"local_steps", 5.0}});
   RecordingActions actions;
