@@ -360,6 +360,8 @@ TEST_P(EngineContract, SyncSwitchLeavesBspAfterItsBudgetOfRounds) {
   EXPECT_EQ(phases[0].at("bsp_rounds"), 20);
   EXPECT_DOUBLE_EQ(phases[0].at("lr_scale").get<double>(), 1.0 / 3);
   EXPECT_DOUBLE_EQ(phases[0].at("momentum").get<double>(), 0.3);
+  // A real engine adds nothing to a switch; the simulator adds one pull, free on ideal links.
+  EXPECT_EQ(phases[0].at("overhead_s"), 0.0);
   // 20 rounds, then one update per push for the other 20 rounds' samples.
   EXPECT_EQ(sync_switch.summary.updates, 20 + 3 * 20);
 }
