@@ -6,7 +6,9 @@
 // (as `hetps report <out>` does). The output directory appears with its plan, before the first
 // run starts, and from then on outlives the process. Each run takes checkpoints as `hetps train`
 // does (`run.checkpoint_interval`, into <out>/<run>/seed-<s>/checkpoints, and one when SIGINT or
-// SIGTERM stops it, which ends the command with exit 130 and how to go on). `hetps compare
+// SIGTERM stops it, which ends the command with exit 130 and how to go on; a signal between two
+// runs stops it before the next, alike; once every run has finished, the comparison completes
+// and its report is written). `hetps compare
 // --resume <out> [--quiet]` continues a comparison that was stopped or killed: finished runs are
 // kept, an unfinished one goes on from its newest usable checkpoint, or runs again from its
 // start when it holds none. The mpi engine is refused: it runs one run per mpirun job.
@@ -34,6 +36,7 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
+#include "cli/stop_signals.h"
 #include "cli/stoppable.h"
 #include "cli/summary_csv.h"
 #include "cli/timeline_window_flag.h"
@@ -146,7 +149,8 @@ std::optional<ResumePoint> checkpoint_to_continue(const std::filesystem::path& r
 // holds one, else from its start. A stop by signal ends it with a checkpoint and the command
 // that continues the comparison.
 metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem::path& dir,
-                                   const std::string& label, ProgressStyle style) {
+                                   const std::string& label, ProgressStyle style,
+                                   const StopSignals& signals) {
   const config::Config& config = run.config;
   const std::filesystem::path run_dir = dir / run.directory;
   const std::string continue_with = fmt::format("hetps compare --resume {}", dir.string());
@@ -162,18 +166,23 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
     staged.emplace(run_dir, std::vector<std::string>{"summary.json"}, /*replace=*/false);
   }
   ProgressDisplay progress(style, label, config, std::cout);
-  const metrics::Summary summary =
-      stoppable(config, run_dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
+  const metrics::Summary summary = stoppable(
+      config, run_dir, continue_with, progress,
+      [&](const std::atomic<bool>& stop) {
         return point ? resume_job(config, run_dir, *point, continue_with, progress, stop)
                      : run_checkpointed_job(config, *staged, continue_with, progress, stop);
-      });
+      },
+      &signals);
   progress.finish();
   return summary;
 }
 
-// Runs `plan` in the comparison directory `dir`, keeping the runs finished there already, then
-// writes summary.csv, prints the table and writes the report.
-void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool quiet) {
+// Runs `plan` in the comparison directory `dir`, keeping the runs finished there already, and
+// writes summary.csv. SIGINT and SIGTERM stop a run with a checkpoint (stoppable); one that
+// comes between two runs stops the comparison before the next.
+std::vector<CompletedRun> run_to_the_end(const ComparePlan& plan, const std::filesystem::path& dir,
+                                         bool quiet) {
+  const StopSignals signals;
   const ProgressStyle style = progress_style(quiet);
   std::vector<CompletedRun> completed;
   for (size_t i = 0; i < plan.runs.size(); ++i) {
@@ -187,11 +196,23 @@ void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool qu
       if (!quiet) fmt::print("{}: finished before, kept\n", label);
       continue;
     }
+    if (signals.requested()) {
+      throw RunInterrupted(fmt::format(
+          "stopped by {} before {}; the runs finished before it are kept; continue with: "
+          "hetps compare --resume {}",
+          signals.signal_name(), label, dir.string()));
+    }
     completed.push_back(
-        {run.config.run.name, run.directory, train_planned_run(run, dir, label, style)});
+        {run.config.run.name, run.directory, train_planned_run(run, dir, label, style, signals)});
   }
   config::write_file_atomically(dir / "summary.csv", summary_csv_text(completed),
                                 "comparison summary");
+  return completed;
+}
+
+// Runs `plan` to the end, prints the table and writes the report.
+void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool quiet) {
+  const std::vector<CompletedRun> completed = run_to_the_end(plan, dir, quiet);
   // The table is the result, not progress: --quiet prints it too. The blank line sets it
   // apart from the progress lines.
   fmt::print("{}{}\nruns and summary.csv in {}\n", quiet ? "" : "\n",
@@ -232,8 +253,9 @@ void resume_comparison(const CompareFlags& flags) {
   const std::filesystem::path dir = flags.run.resume;
   if (std::filesystem::exists(dir / "summary.csv")) {
     throw UsageError(fmt::format(
-        "--resume {}: the comparison has finished (it holds summary.csv); nothing to resume",
-        dir.string()));
+        "--resume {}: the comparison has finished (it holds summary.csv); nothing to resume. "
+        "Its report, if it was not written, is written by: hetps report {}",
+        dir.string(), dir.string()));
   }
   if (!std::filesystem::exists(dir / kComparePlanFile)) {
     throw UsageError(fmt::format(

@@ -1,8 +1,9 @@
 #include "cli/stoppable.h"
 
+#include <optional>
+
 #include <fmt/format.h>
 
-#include "cli/stop_signals.h"
 #include "cli/usage_error.h"
 #include "engine/run_checkpoints.h"
 #include "engine/shard_failures.h"
@@ -19,13 +20,14 @@ bool stops_with_a_checkpoint(const config::Config& config) { return config.engin
 
 metrics::Summary stoppable(const config::Config& config, const std::filesystem::path& run_dir,
                            const std::string& continue_with, ProgressDisplay& progress,
-                           const StoppableJob& job) {
+                           const StoppableJob& job, const StopSignals* installed) {
   try {
     if (!stops_with_a_checkpoint(config)) {
       static const std::atomic<bool> never{false};
       return job(never);
     }
-    const StopSignals signals;
+    std::optional<StopSignals> own;
+    const StopSignals& signals = installed != nullptr ? *installed : own.emplace();
     try {
       return job(signals.requested());
     } catch (const engine::Interrupted& stop) {

@@ -13,6 +13,7 @@
 #include <string>
 
 #include "cli/progress.h"
+#include "cli/stop_signals.h"
 #include "config/config.h"
 #include "metrics/records.h"
 
@@ -23,9 +24,11 @@ using StoppableJob = std::function<metrics::Summary(const std::atomic<bool>& sto
 // Runs `job` (given the flag a stop by signal sets) with SIGINT and SIGTERM turned into a
 // checkpoint where the engine allows: on mpi they keep their default action, since mpirun
 // kills the job anyway. A stop by signal becomes RunInterrupted, its message naming the
-// checkpoints in `run_dir` and `continue_with`, the command that continues the run.
+// checkpoints in `run_dir` and `continue_with`, the command that continues the run. The
+// handlers are `installed` by the caller when given (a command of several runs, which must
+// catch a signal between two of them too), else for the job's length.
 metrics::Summary stoppable(const config::Config& config, const std::filesystem::path& run_dir,
                            const std::string& continue_with, ProgressDisplay& progress,
-                           const StoppableJob& job);
+                           const StoppableJob& job, const StopSignals* installed = nullptr);
 
 }  // namespace hetps::cli

@@ -66,6 +66,7 @@ TEST(CompareResume, RefusesOtherFlagsAFinishedComparisonAndADirectoryWithoutAPla
   const Outcome finished = run_hetps({"compare", "--resume", out.string()});
   EXPECT_EQ(finished.exit_code, 2);
   EXPECT_THAT(finished.output, HasSubstr("the comparison has finished (it holds summary.csv)"));
+  EXPECT_THAT(finished.output, HasSubstr("is written by: hetps report " + out.string()));
 
   std::filesystem::remove(out / "summary.csv");
   const Outcome with_seeds = run_hetps({"compare", "--resume", out.string(), "--seeds", "2"});
