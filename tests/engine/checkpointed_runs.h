@@ -23,16 +23,22 @@ namespace hetps::testing {
 inline constexpr size_t kNoStop = std::numeric_limits<size_t>::max();
 
 // Sets the stop flag at an evaluation, as a signal comes at any moment: the checkpoint it
-// asks for is one of its own, not one the interval made due.
+// asks for is one of its own, not one the interval made due. Not before the interval has taken
+// one: on a loaded machine (sanitizers, CI) the first evaluations can all come before the
+// server first looks at the interval, and the stop's would then be the run's only checkpoint.
 struct StoppingListener : CollectingListener {
-  StoppingListener(std::atomic<bool>& stop, size_t stop_at_evaluation)
-      : stop_(stop), stop_at_evaluation_(stop_at_evaluation) {}
+  StoppingListener(std::atomic<bool>& stop, size_t stop_at_evaluation,
+                   const std::atomic<size_t>& checkpoints_taken)
+      : stop_(stop),
+        stop_at_evaluation_(stop_at_evaluation),
+        checkpoints_taken_(checkpoints_taken) {}
   void on_eval(const metrics::EvalRecord& record) override {
     CollectingListener::on_eval(record);
-    if (evals.size() >= stop_at_evaluation_) stop_ = true;
+    if (evals.size() >= stop_at_evaluation_ && checkpoints_taken_.load() > 0) stop_ = true;
   }
   std::atomic<bool>& stop_;
   size_t stop_at_evaluation_;
+  const std::atomic<size_t>& checkpoints_taken_;
 };
 
 // A checkpoint as the command line keeps it: the state through CBOR, and how much of the run
@@ -52,13 +58,15 @@ struct CheckpointedRun {
 };
 
 // Runs `config` with checkpoints; the stop flag is set at evaluation `stop_at_evaluation` (the
-// first is 1). With `resume_from` the run goes on from that checkpoint of `before`, its log
-// starting as `before`'s stood then (as `hetps train --resume` truncates it).
+// first is 1), or at the first after it that follows a checkpoint. With `resume_from` the run goes
+// on from that checkpoint of `before`, its log starting as `before`'s stood then (as `hetps train
+// --resume` truncates it).
 inline CheckpointedRun run_checkpointed(const config::Config& config, size_t stop_at_evaluation,
                                         const Checkpoint* resume_from = nullptr,
                                         const CheckpointedRun* before = nullptr) {
   std::atomic<bool> stop{false};
-  StoppingListener log(stop, stop_at_evaluation);
+  std::atomic<size_t> checkpoints_taken{0};
+  StoppingListener log(stop, stop_at_evaluation, checkpoints_taken);
   CheckpointedRun run;
   if (resume_from != nullptr) {
     const auto& evals = before->log.evals;
@@ -71,6 +79,7 @@ inline CheckpointedRun run_checkpointed(const config::Config& config, size_t sto
   checkpoints.resume_from = resume_from != nullptr ? &resume_from->state : nullptr;
   checkpoints.save = [&](const nlohmann::json& state, double time) {
     run.checkpoints.push_back({through_cbor(state), time, log.evals.size(), log.events.size()});
+    ++checkpoints_taken;
   };
   try {
     run.summary =
