@@ -7,7 +7,7 @@
 #   HETPS=path/to/hetps scripts/experiment-sync-switch.sh    (default: build/hetps)
 # Steps already done are reused: tune's runs are cached by config hash, and a comparison whose
 # summary.csv exists is not run again. Delete OUT_DIR after changing hetps (the cache does not
-# cover the code). From scratch: 117 runs, about 40 minutes on two cores; a rerun, a minute.
+# cover the code). From scratch: 129 runs, about 45 minutes on two cores; a rerun, a minute.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/experiment-lib.sh
@@ -88,6 +88,12 @@ compare stragglers-8w \
 for workers in 8 16; do
   tune "tune-scaled-${workers}w" "$workers" --set protocol.momentum_rule=scaled
 done
+# The online policies again, every ASP phase with `scaled` (the rule that keeps BSP's accuracy
+# where `ramped` loses it) and x as searched under it.
+compare stragglers-scaled-8w \
+  bsp,sync_switch:momentum_rule=scaled,sync_switch:online=greedy:momentum_rule=scaled,sync_switch:online=elastic:momentum_rule=scaled \
+  --set cluster.workers=8 --set protocol.policy_file="$out/tune-scaled-8w/policy.json" \
+  "${stragglers[@]}"
 for workers in 8 16; do
   compare "momentum-${workers}w-x0.5" "$(momentum_entries sync_switch:bsp_fraction=0.5)" \
     --set cluster.workers="$workers"
