@@ -10,6 +10,7 @@
 #include "cli/main.h"
 #include "cli/usage_error.h"
 #include "engine/shard_failures.h"
+#include "model/heap_tuning.h"
 #include "model/learned_agent.h"
 
 namespace hetps::cli {
@@ -27,6 +28,7 @@ constexpr int kInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  model::keep_freed_memory_for_reuse();
   // Petrel is built in the libtorch-free protocol part, which cannot read a learned agent's
   // network (`protocol.agent_file`): it is told here how, before any command runs.
   protocol::install_learned_agent_loader(model::load_learned_agent_file);
