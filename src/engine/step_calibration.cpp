@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "engine/mailbox.h"
 #include "engine/model_snapshots.h"
 #include "engine/server_state.h"
 #include "engine/worker_factory.h"
@@ -15,22 +16,19 @@ namespace hetps::engine {
 
 namespace {
 
-// The median time of `timed` calls of `work` after `warm_up` untimed ones, in seconds; `prepare`
-// runs untimed before each call.
-template <typename Prepare, typename Work>
-double median_seconds(int warm_up, int timed, Prepare&& prepare, Work&& work) {
-  using Clock = std::chrono::steady_clock;
-  std::vector<double> seconds;
-  for (int call = 0; call < warm_up + timed; ++call) {
-    prepare();
-    const auto begin = Clock::now();
-    work();
-    if (call >= warm_up) {
-      seconds.push_back(std::chrono::duration<double>(Clock::now() - begin).count());
-    }
-  }
-  std::nth_element(seconds.begin(), seconds.begin() + timed / 2, seconds.end());
-  return seconds[static_cast<size_t>(timed / 2)];
+using Clock = std::chrono::steady_clock;
+
+constexpr int kWarmUpCalls = 3;
+constexpr int kTimedCalls = 11;
+
+double seconds_since(Clock::time_point begin) {
+  return std::chrono::duration<double>(Clock::now() - begin).count();
+}
+
+double median(std::vector<double> values) {
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
 }
 
 }  // namespace
@@ -41,8 +39,13 @@ double measure_step_seconds(const config::Config& config, const data::Dataset& t
   std::vector<float> model(learner.layout().size());
   std::vector<float> update(model.size());
   learner.initial_parameters(model);
-  return median_seconds(
-      3, 11, [] {}, [&] { probe->run(protocol::WorkerPlan{}, model, 0.0, update); });
+  std::vector<double> seconds;
+  for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
+    const auto begin = Clock::now();
+    probe->run(protocol::WorkerPlan{}, model, 0.0, update);
+    if (call >= kWarmUpCalls) seconds.push_back(seconds_since(begin));
+  }
+  return median(seconds);
 }
 
 double measure_apply_gbps(const config::Config& config, const params::ParamLayout& layout) {
@@ -51,25 +54,29 @@ double measure_apply_gbps(const config::Config& config, const params::ParamLayou
   const float* payloads[] = {gradient.data()};
   const protocol::ApplyOrder order{protocol::UpdateKind::Gradient, {0}, {1.0}};
   ModelSnapshots snapshots;
-  // As in a run: the gradient was just written by a worker's thread, so it is not in this core's
-  // cache, and workers still hold the models they pulled last, so each copy goes to a buffer
-  // that is not either. Measured on the same buffers over and over it read half as long (MLP,
-  // 940 kB: 36 us against 72 us on the 2-core VM, where the threads engine's server spent
-  // 110-220 us per update in a run, waking up and bookkeeping included).
+  // Workers hold the models they pulled last, so each copy goes to a buffer no reader holds.
   std::array<ModelSnapshot, 2> held_by_workers;
-  size_t calls = 0;
-  const double seconds = median_seconds(
-      3, 11,
-      [&] {
-        std::thread worker([&] { std::fill(gradient.begin(), gradient.end(), 1e-3F); });
-        worker.join();
-      },
-      [&] {
-        server.apply(order, payloads, 0);
-        held_by_workers[calls++ % held_by_workers.size()] =
-            snapshots.at(server.model(), server.version());
-      });
-  return static_cast<double>(layout.bytes()) * 8 / seconds / 1e9;
+  Mailbox<Clock::time_point> pushes;  // when the worker pushed each gradient
+  Mailbox<int> replies;
+  const auto never = Clock::now() + std::chrono::hours(24);
+  std::thread worker([&] {
+    for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
+      std::fill(gradient.begin(), gradient.end(), 1e-3F);
+      pushes.push(Clock::now());
+      replies.pop_until(never);
+    }
+  });
+  std::vector<double> seconds;
+  for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
+    const Clock::time_point pushed = *pushes.pop_until(never);
+    server.apply(order, payloads, 0);
+    held_by_workers[static_cast<size_t>(call) % held_by_workers.size()] =
+        snapshots.at(server.model(), server.version());
+    if (call >= kWarmUpCalls) seconds.push_back(seconds_since(pushed));
+    replies.push(call);
+  }
+  worker.join();
+  return static_cast<double>(layout.bytes()) * 8 / median(seconds) / 1e9;
 }
 
 }  // namespace hetps::engine

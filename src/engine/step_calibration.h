@@ -15,11 +15,14 @@ namespace hetps::engine {
 double measure_step_seconds(const config::Config& config, const data::Dataset& train,
                             model::Learner& learner);
 
-// What the server does for each asynchronous update, measured the same way on a throwaway
-// server of the run's options: apply one gradient, and copy the new model for the workers that
-// pull it. In Gbit/s of update, as `cluster.apply_gbps` takes it: the simulator calibrated with
-// it and `worker_gflops` sees the server's turnaround the real engine has (bench/
-// sim_vs_threads.sh).
+// What the server does for each asynchronous update, measured on a throwaway server of the
+// run's options as a run meets it: a worker thread writes its gradient and pushes it; the server's
+// thread wakes up, applies it (not in its cache: another core wrote it) and copies the new model
+// for the workers that pull it. The median of a few after a warm-up, in Gbit/s of update, as
+// `cluster.apply_gbps` takes it: the simulator calibrated with it and `worker_gflops` sees the
+// server's turnaround the real engine has (bench/sim_vs_threads.sh). Timing only the apply and
+// the copy, on the same buffers over and over, read five times less (MLP on the 2-core VM:
+// 36 us against about 190 us; the threads engine's server spent 200-290 us per update in a run).
 double measure_apply_gbps(const config::Config& config, const params::ParamLayout& layout);
 
 }  // namespace hetps::engine
