@@ -23,16 +23,19 @@ namespace {
 constexpr double kCrashTime = 0.1;
 
 // Four workers padded to a run of a few tenths of a second (threads_checkpoint_test.cpp),
-// two shards, the second crashing at kCrashTime, a checkpoint every 0.03 s before it.
+// two shards, the second crashing at kCrashTime, a checkpoint every 0.02 s before it. A
+// checkpoint waits for the slowest worker's step, ten calibrated steps long: under TSan a step
+// can take milliseconds, and at a twentieth of the speed the first checkpoint sometimes came
+// after the crash (1-2 runs in 10).
 config::Config crashing_config(const std::string& protocol) {
   config::Config config = small_config(protocol);
   config.engine = "threads";
   config.cluster.servers = 2;
-  config.cluster.speeds = {0.2, 0.2, 0.1, 0.05};
+  config.cluster.speeds = {0.2, 0.2, 0.1, 0.1};
   config.cluster.shard_failures = {{.shard = 1, .time = kCrashTime}};
   config.train.max_samples = 4 * 16 * 250;
   config.train.eval_interval = 0.05;
-  config.run.checkpoint_interval = 0.03;
+  config.run.checkpoint_interval = 0.02;
   return config;
 }
 
