@@ -57,7 +57,7 @@ double measure_apply_gbps(const config::Config& config, const params::ParamLayou
   // Workers hold the models they pulled last, so each copy goes to a buffer no reader holds.
   std::array<ModelSnapshot, 2> held_by_workers;
   Mailbox<Clock::time_point> pushes;  // when the worker pushed each gradient
-  Mailbox<int> replies;
+  Mailbox<bool> replies;              // the model is ready: push the next gradient
   const auto never = Clock::now() + std::chrono::hours(24);
   std::thread worker([&] {
     for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
@@ -73,7 +73,7 @@ double measure_apply_gbps(const config::Config& config, const params::ParamLayou
     held_by_workers[static_cast<size_t>(call) % held_by_workers.size()] =
         snapshots.at(server.model(), server.version());
     if (call >= kWarmUpCalls) seconds.push_back(seconds_since(pushed));
-    replies.push(call);
+    replies.push(true);
   }
   worker.join();
   return static_cast<double>(layout.bytes()) * 8 / median(seconds) / 1e9;

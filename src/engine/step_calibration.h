@@ -21,8 +21,8 @@ double measure_step_seconds(const config::Config& config, const data::Dataset& t
 // for the workers that pull it. The median of a few after a warm-up, in Gbit/s of update, as
 // `cluster.apply_gbps` takes it: the simulator calibrated with it and `worker_gflops` sees the
 // server's turnaround the real engine has (bench/sim_vs_threads.sh). Timing only the apply and
-// the copy, on the same buffers over and over, read five times less (MLP on the 2-core VM:
-// 36 us against about 190 us; the threads engine's server spent 200-290 us per update in a run).
+// the copy, on the same buffers over and over, read a fifth of it (MLP on the 2-core VM: 36 us
+// against about 170 us; the threads engine's server spent 200-290 us per update in a run).
 double measure_apply_gbps(const config::Config& config, const params::ParamLayout& layout);
 
 }  // namespace hetps::engine

@@ -1,7 +1,7 @@
 #include "model/heap_tuning.h"
 
 #include <cstdlib>
-#include <cstring>
+#include <string_view>
 
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -13,12 +13,13 @@ namespace {
 constexpr int kMiB = 1 << 20;
 
 bool user_tunes_malloc() {
-  for (const char* name : {"MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_",
-                           "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX"}) {
-    if (std::getenv(name) != nullptr) return true;
+  for (const char* name : kMallocEnvironment) {
+    const char* value = std::getenv(name);
+    if (value == nullptr) continue;
+    if (std::string_view(name) != "GLIBC_TUNABLES") return true;
+    if (std::string_view(value).find("glibc.malloc.") != std::string_view::npos) return true;
   }
-  const char* tunables = std::getenv("GLIBC_TUNABLES");
-  return tunables != nullptr && std::strstr(tunables, "glibc.malloc.") != nullptr;
+  return false;
 }
 
 }  // namespace

@@ -9,10 +9,18 @@
 // seconds of every time to target were measured on the slow phase.
 #pragma once
 
+#include <array>
+
 namespace hetps::model {
 
+// Where a user tunes glibc's malloc: these variables (GLIBC_TUNABLES only where it names a
+// `glibc.malloc.` tunable).
+inline constexpr std::array<const char*, 6> kMallocEnvironment = {
+    "MALLOC_TOP_PAD_",  "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_",
+    "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX",       "GLIBC_TUNABLES"};
+
 // Keeps freed memory in the heap for reuse (glibc only; elsewhere it does nothing). A user who
-// tunes malloc through the environment (MALLOC_*_ or GLIBC_TUNABLES) keeps those settings.
+// tunes malloc through the environment (kMallocEnvironment) keeps those settings.
 // Returns whether the settings were changed.
 bool keep_freed_memory_for_reuse();
 

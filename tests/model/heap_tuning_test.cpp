@@ -16,8 +16,7 @@ namespace {
 class HeapTuning : public ::testing::Test {
  protected:
   HeapTuning() {
-    for (const char* name : {"MALLOC_TOP_PAD_", "MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_",
-                             "MALLOC_MMAP_MAX_", "MALLOC_ARENA_MAX", "GLIBC_TUNABLES"}) {
+    for (const char* name : kMallocEnvironment) {
       const char* value = std::getenv(name);
       saved_.emplace_back(name, value ? std::optional<std::string>(value) : std::nullopt);
       unsetenv(name);
