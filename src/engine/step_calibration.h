@@ -15,6 +15,13 @@ namespace hetps::engine {
 double measure_step_seconds(const config::Config& config, const data::Dataset& train,
                             model::Learner& learner);
 
+// A few gradient steps of `learner` on the first batch of `train`, their results dropped: a
+// thread's first steps on a model are slow (its heap arena grows; libtorch and OpenBLAS set up
+// their per-thread state), and a run's clock should count training, not that. No worker's data
+// sampler moves, so the run meets its batches in the usual order. Throws nothing: a model that
+// fails here fails again at the worker's first step, where the engine reports it.
+void warm_up(const data::Dataset& train, int batch_size, model::Learner& learner);
+
 // What the server does for each asynchronous update, measured on a throwaway server of the
 // run's options as a run meets it: a worker thread writes its gradient and pushes it; the server's
 // thread wakes up, applies it (not in its cache: another core wrote it) and copies the new model

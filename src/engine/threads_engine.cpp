@@ -196,18 +196,27 @@ metrics::Summary ThreadsEngine::run(const RunCheckpoints& checkpoints) {
     warn_of_shared_cores();
   }
   const PreciseWakeups on_time;  // the server's replies leave on time too
-  start_ = Clock::now() -
-           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(resumed_at));
-  if (!resumed) loop_.start();
+  std::vector<int> started;
   for (int w = 0; w < workers; ++w) {
-    if (resumed && failed_before(w, resumed_at)) continue;
+    if (!resumed || !failed_before(w, resumed_at)) started.push_back(w);
+  }
+  // The workers warm up their models while the run is paused; the clock starts once all have.
+  gate_.pause();
+  warmed_.emplace(static_cast<std::ptrdiff_t>(started.size()));
+  for (const int w : started) {
     loop_states_[static_cast<size_t>(w)].resumed = resumed;
     threads_.emplace_back([this, w] { worker_main(w); });
   }
+  warmed_->wait();
+  start_ = Clock::now() -
+           std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(resumed_at));
   if (resumed) {
     loop_.skip_shard_failures(checkpoints.crashed_shards);
     loop_.release_replies();
+  } else {
+    loop_.start();
   }
+  gate_.resume();
   const std::string stop_reason = loop_.serve(schedule_->enabled() ? this : nullptr);
   stop_workers();
   metrics::Summary summary = loop_.state().finish(now(), stop_reason, "threads", wall_start_);
@@ -262,6 +271,9 @@ std::vector<int> ThreadsEngine::close_leader(int leader) {
 void ThreadsEngine::worker_main(int worker) {
   const PreciseWakeups on_time;
   if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
+  warm_up(data_.train, config_.data.batch_size, *learners_[static_cast<size_t>(worker)]);
+  warmed_->count_down();
+  if (!gate_.wait_while_paused()) return;
   Link link(*this, worker);
   run_worker(*workers_[static_cast<size_t>(worker)], delays_, link,
              failure_of(config_.cluster, worker), timeline_.worker(worker),

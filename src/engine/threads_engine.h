@@ -43,6 +43,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <latch>
 #include <memory>
 #include <optional>
 #include <string>
@@ -164,6 +165,8 @@ class ThreadsEngine : public ServerLoop::Engine, public ServerLoop::Checkpointer
   std::atomic<bool> frozen_{false};
   std::atomic<double> frozen_at_{0};
   std::vector<std::thread> threads_;
+  // Counts down as each worker thread has warmed up its model; the clock starts after the last.
+  std::optional<std::latch> warmed_;
   Clock::time_point start_;
   // When this process began the run; a resumed run's is moved back by the wall time the run had
   // taken at its checkpoint, so the summary's wall seconds cover the whole run.

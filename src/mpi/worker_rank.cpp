@@ -5,6 +5,7 @@
 #include "checkpoint/restoring.h"
 #include "checkpoint/saved_integers.h"
 #include "checkpoint/state_blob.h"
+#include "engine/step_calibration.h"
 #include "engine/worker_factory.h"
 #include "engine/worker_loop.h"
 #include "mpi/rank_checkpoints.h"
@@ -58,6 +59,7 @@ void run_worker_rank(const RankSetup& setup) {
   engine::WorkerLoopState loop;
   WorkerRankState state{*trainer, loop, setup.delays, activity, max_intervals};
   endpoint.answer_state_requests([&state] { return state.save(); });
+  engine::warm_up(setup.data.train, setup.config.data.batch_size, *learner);  // before the clock
   const double resumed_at =
       start_rank(setup, clock, [&state](const nlohmann::json& saved) { state.restore(saved); });
   const config::WorkerFailure* failure = engine::failure_of(setup.config.cluster, worker);

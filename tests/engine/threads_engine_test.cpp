@@ -1,3 +1,4 @@
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include "engine/engine.h"
@@ -35,6 +36,24 @@ TEST(ThreadsEngineTest, ACrashMidRunIsLoggedAndTheRestTrainOn) {
                                         [&](const auto& eval) { return eval.time > crashed_at; });
   ASSERT_NE(after_crash, bsp.log.evals.end());
   EXPECT_GT(bsp.log.evals.back().updates, after_crash->updates);
+}
+
+// The workers warm up their models before the clock starts; an error there must not be lost.
+TEST(ThreadsEngineTest, AWorkersErrorStopsTheRunNamingTheWorker) {
+  config::Config config = threads_config("asp");
+  config.cluster.speeds = {1.0};  // no calibration: the first failing step is a worker's
+  // Evaluations work; every worker's step fails.
+  const engine::ModelSource failing{
+      [&] { return std::make_unique<FailingLearner>(784, 10, config.seed); }, {}};
+  CollectingListener log;
+  try {
+    engine::run(config, small_data(), failing, log);
+    FAIL() << "a worker's error must stop the run";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(),
+                ::testing::ContainsRegex(
+                    R"(^worker [0-3] \(a thread of this process\) failed: no memory left)"));
+  }
 }
 
 TEST(ThreadsEngineTest, PaddedWorkersAreCalibratedAndUniformOnesAreNot) {

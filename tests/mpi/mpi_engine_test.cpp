@@ -45,15 +45,6 @@ TEST(MpiEngineTest, AJobOfTheWrongSizeIsRefusedOnEveryRankBeforeAnyWork) {
   EXPECT_TRUE(log.lines.empty());
 }
 
-// A learner whose every step fails, as a rank out of memory would.
-class FailingLearner : public SoftmaxLearner {
- public:
-  using SoftmaxLearner::SoftmaxLearner;
-  double gradient(std::span<const float>, const model::Batch&, std::span<float>) override {
-    throw std::runtime_error("no memory left (injected)");
-  }
-};
-
 TEST(MpiEngineTest, AWorkersErrorStopsTheRunWithItsRankAndHost) {
   config::Config config = mpi_config("asp");
   const engine::ModelSource failing_on_rank_2{

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "engine/engine.h"
@@ -83,6 +84,15 @@ class SoftmaxLearner : public model::Learner {
   int classes_;
   uint64_t seed_;
   params::ParamLayout layout_;
+};
+
+// A learner whose every step fails, as a worker out of memory would.
+class FailingLearner : public SoftmaxLearner {
+ public:
+  using SoftmaxLearner::SoftmaxLearner;
+  double gradient(std::span<const float>, const model::Batch&, std::span<float>) override {
+    throw std::runtime_error("no memory left (injected)");
+  }
 };
 
 // Softmax learners for an engine: a fresh one per call, all alike.
