@@ -49,13 +49,13 @@ double measure_step_seconds(const config::Config& config, const data::Dataset& t
 }
 
 void warm_up(const data::Dataset& train, int batch_size, model::Learner& learner) {
-  std::vector<float> model(learner.layout().size());
-  std::vector<float> gradient(model.size());
-  learner.initial_parameters(model);
-  const model::Batch batch{.inputs = train.inputs.data(),
-                           .labels = train.labels.data(),
-                           .size = std::min<int64_t>(batch_size, train.size())};
   try {
+    std::vector<float> model(learner.layout().size());
+    std::vector<float> gradient(model.size());
+    learner.initial_parameters(model);
+    const model::Batch batch{.inputs = train.inputs.data(),
+                             .labels = train.labels.data(),
+                             .size = std::min<int64_t>(batch_size, train.size())};
     for (int call = 0; call < kWarmUpCalls; ++call) learner.gradient(model, batch, gradient);
   } catch (const std::exception&) {
     // Nothing is lost: the worker's first step meets the same error, and the engine reports it

@@ -1,6 +1,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include "engine/engine.h"
 #include "engine_contract.h"
 #include "small_run.h"
@@ -36,6 +39,34 @@ TEST(ThreadsEngineTest, ACrashMidRunIsLoggedAndTheRestTrainOn) {
                                         [&](const auto& eval) { return eval.time > crashed_at; });
   ASSERT_NE(after_crash, bsp.log.evals.end());
   EXPECT_GT(bsp.log.evals.back().updates, after_crash->updates);
+}
+
+// A learner whose first step takes a second, as a cold thread's first steps are slow.
+class SlowFirstStepLearner : public SoftmaxLearner {
+ public:
+  using SoftmaxLearner::SoftmaxLearner;
+  double gradient(std::span<const float> params, const model::Batch& batch,
+                  std::span<float> grad) override {
+    if (first_step_) {
+      first_step_ = false;
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+    }
+    return SoftmaxLearner::gradient(params, batch, grad);
+  }
+
+ private:
+  bool first_step_ = true;
+};
+
+TEST(ThreadsEngineTest, TheClockStartsOnceTheWorkersHaveWarmedUp) {
+  config::Config config = threads_config("asp");
+  config.cluster.speeds = {1.0};  // no calibration
+  const engine::ModelSource slow_to_start{
+      [&] { return std::make_unique<SlowFirstStepLearner>(784, 10, config.seed); }, {}};
+  CollectingListener log;
+  const metrics::Summary summary = engine::run(config, small_data(), slow_to_start, log);
+  // The run trains for milliseconds; with a cold step inside the clock it would show a second.
+  EXPECT_LT(summary.total_time, 0.5);
 }
 
 // The workers warm up their models before the clock starts; an error there must not be lost.
