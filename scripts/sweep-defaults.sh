@@ -4,7 +4,7 @@
 # the scenario's budget; it prints one table row per run, and the chosen defaults are the
 # rows with the best final accuracy (ties: the earlier time to target).
 #   scripts/sweep-defaults.sh [OUT_DIR] [SEEDS]     (default: runs/sweep, 1 seed)
-#   FAMILIES="petrel" scripts/sweep-defaults.sh ...  (default: all three families below)
+#   FAMILIES="delta" scripts/sweep-defaults.sh ...  (default: all four families below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-runs/sweep}
@@ -20,7 +20,11 @@ asynchronous_grid="0.005:0 0.01:0 0.02:0 0.05:0 0.01:0.5 0.02:0.5"
 # Petrel averages inside a community and applies communities' rounds asynchronously: both grids.
 community_protocols=petrel
 community_grid="$averaging_grid $asynchronous_grid"
-families=${FAMILIES:-averaging asynchronous community}
+# SaPus and ASHL: each worker takes local steps with its own optimizer, as in local SGD, and the
+# server merges their deltas as they arrive, stale ones too, as ASP applies gradients: both grids.
+delta_protocols=sapus,ashl
+delta_grid="$averaging_grid $asynchronous_grid"
+families=${FAMILIES:-averaging asynchronous community delta}
 
 run_grid() {  # scenario protocols grid
   local scenario=$1 protocols=$2 grid=$3

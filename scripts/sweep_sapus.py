@@ -22,6 +22,10 @@ SWEEP_CLUSTER = [
     "cluster.speeds=[1, 1, 1, 0.7, 0.7, 0.5, 0.5, 0.3]",
     "cluster.link_gbps=[10, 10, 10, 5, 5, 2, 1, 1]",
     "cluster.link_latency_ms=[0.05, 0.05, 0.05, 0.2, 0.2, 0.5, 1, 1]",
+    # The training settings both sweeps ran with (local SGD's hetero-compute row), pinned: a
+    # later change of a scenario's row must not change what they reproduce.
+    "train.lr=0.05",
+    "train.momentum=0.9",
 ]
 SEEDS = [1, 2]
 

@@ -34,12 +34,12 @@ const std::vector<ProtocolDefaults>& protocol_defaults() {
       // Sync-Switch trains with BSP's settings and derives its ASP phase's from them
       // (spec/sync-switch.md, "Configuration policy at the switch"): BSP's row, not a sweep.
       {"hetero-compute", "sync_switch", defaults(0.05, 0.9)},
-      // SaPus' workers train as local SGD's do, each with its own optimizer, and the server
-      // merges their deltas (spec/sapus.md): local SGD's row, not a sweep.
+      // SaPus' and ASHL's workers take local steps with their own optimizers, as local SGD's
+      // do, and the server merges their deltas as they arrive: their own sweep over both grids
+      // (docs/defaults.md). Their merge weights already shrink with the workers (about 1/n),
+      // so their learning rate is not scaled as an asynchronous protocol's is.
       {"hetero-compute", "sapus", defaults(0.05, 0.9)},
-      // ASHL's workers run local steps as local SGD's do, and the server merges their deltas
-      // (spec/ashl.md): local SGD's row, not a sweep.
-      {"hetero-compute", "ashl", defaults(0.05, 0.9)},
+      {"hetero-compute", "ashl", defaults(0.1, 0.5)},
       // Petrel averages inside a community and applies the communities' rounds asynchronously:
       // its own sweep over both grids (docs/defaults.md).
       {"hetero-compute", "petrel", defaults(0.1, 0.5)},
