@@ -6,7 +6,10 @@ mixed speeds *and* mixed links (SWEEP_CLUSTER below). One parameter at a time, i
 SWEEP, each holding the values already chosen, by the rule of scripts/protocol_sweep.py; means
 over seeds 1 and 2.
 
-    scripts/sweep_sapus.py [OUT_DIR]        (default runs/sweep-sapus; HETPS=build/hetps)
+    scripts/sweep_sapus.py [OUT_DIR] [SETTING ...]   (default runs/sweep-sapus; HETPS=build/hetps)
+
+Each SETTING (KEY=VALUE, as hetps' --set takes it) is added to every run, e.g.
+train.eval_interval=0.5 for a finer grid of times to target.
 
 Writes OUT_DIR/sweep.md (the table and the chosen values) and prints it. Runs already in
 OUT_DIR are reused; delete it after changing hetps.
@@ -52,4 +55,5 @@ SWEEP = [
 
 if __name__ == "__main__":
     protocol_sweep.sweep(sys.argv[1] if len(sys.argv) > 1 else "runs/sweep-sapus",
-                         SWEEP_CLUSTER + ["protocol.name=sapus"], SEEDS, START, SWEEP)
+                         SWEEP_CLUSTER + ["protocol.name=sapus"] + sys.argv[2:], SEEDS, START,
+                         SWEEP)
