@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <stdexcept>
@@ -75,14 +76,33 @@ int shard_failures_logged(const CollectingListener& log) {
       log.events, [](const nlohmann::json& event) { return event.at("type") == "shard_failed"; }));
 }
 
-// The threads of this process, worker threads included while they live. A thread is started and
-// joined first: a runtime may start a helper thread with the first one (ThreadSanitizer does),
-// which is not a worker left running.
-size_t live_threads() {
-  std::thread([] {}).join();
+size_t threads_listed() {
   size_t threads = 0;
   for ([[maybe_unused]] const auto& task : std::filesystem::directory_iterator("/proc/self/task")) {
     ++threads;
+  }
+  return threads;
+}
+
+// The threads of this process, worker threads included while they live. A thread is started and
+// joined first: a runtime may start a helper thread with the first one (ThreadSanitizer does),
+// which is not a worker left running. A joined thread can still be listed for a moment (its
+// join returns when the kernel clears its id, before the kernel has finished its exit: 1 run in
+// 100 counted one thread too many), so the count is read until it has held for 50 ms; a thread
+// left running keeps it up for good.
+size_t live_threads() {
+  std::thread([] {}).join();
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  size_t threads = threads_listed();
+  auto held_since = std::chrono::steady_clock::now();
+  while (std::chrono::steady_clock::now() - held_since < std::chrono::milliseconds(50) &&
+         std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const size_t now_listed = threads_listed();
+    if (now_listed != threads) {
+      threads = now_listed;
+      held_since = std::chrono::steady_clock::now();
+    }
   }
   return threads;
 }
