@@ -15,6 +15,7 @@
 #include "cli/usage_error.h"
 #include "config/error.h"
 #include "data/load.h"
+#include "model/blas_kernel.h"
 #include "model/learner.h"
 #include "model/model_source.h"
 
@@ -61,8 +62,10 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
                            const engine::RunCheckpoints& checkpoints) {
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
-    return engine::run(config, data, model::model_source(config, data.train), listener,
-                       checkpoints);
+    metrics::Summary summary =
+        engine::run(config, data, model::model_source(config, data.train), listener, checkpoints);
+    summary.blas_kernel = model::blas_kernel();
+    return summary;
   } catch (const data::DataError& error) {
     // The data set's files and `cluster.trace` are files the user named: a missing or corrupt
     // one is bad input, like a bad setting.

@@ -108,6 +108,7 @@ nlohmann::json to_json(const Summary& s) {
                             {"stop_reason", s.stop_reason}};
   if (s.timeline_cycle_stride > 0) summary["timeline_cycle_stride"] = s.timeline_cycle_stride;
   if (s.timeline_cycle_stride > 1) summary["timeline_whole_cycles"] = s.timeline_whole_cycles;
+  if (!s.blas_kernel.empty()) summary["blas_kernel"] = s.blas_kernel;
   return summary;
 }
 

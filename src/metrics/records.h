@@ -80,6 +80,9 @@ struct Summary {
   int64_t timeline_cycle_stride = 0;
   int64_t timeline_whole_cycles = 0;
   std::string stop_reason;  // "max_samples", "max_time", "target", "stalled" (nothing in flight)
+  // The BLAS kernels of the process that ended the run (model/blas_kernel.h), empty when not
+  // known: the simulator repeats a run bit for bit only with the same kernels.
+  std::string blas_kernel;
 };
 
 nlohmann::json to_json(const EvalRecord& record);

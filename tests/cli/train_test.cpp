@@ -20,6 +20,7 @@ using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
+using ::testing::StartsWith;
 using testing::summary_without_wall_clock;
 using testing::tiny_run;
 
@@ -40,6 +41,8 @@ TEST(Train, WritesConfigLogAndSummary) {
   EXPECT_EQ(summary.at("stop_reason"), "max_samples");
   EXPECT_GE(summary.at("samples").get<int64_t>(), 2000);
   EXPECT_GT(summary.at("wall_seconds").get<double>(), 0.0);
+  // The project's BLAS is OpenBLAS (scripts/install-deps.sh), which names the kernels it chose.
+  EXPECT_THAT(summary.value("blas_kernel", ""), StartsWith("OpenBLAS ")) << summary.dump(2);
 
   std::ifstream log(run / "log.jsonl");
   int evaluations = 0;
