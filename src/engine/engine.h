@@ -27,8 +27,8 @@ class RunListener {
 };
 
 // Where an engine gets its models. Real engines give every worker thread its own Learner (a
-// libtorch module is used from one thread at a time), and tune libtorch's and the BLAS's
-// thread pools, which only the libtorch side of hetps may touch: hence callbacks.
+// libtorch module is used from one thread at a time), and every engine sets libtorch's and the
+// BLAS's thread pools, which only the libtorch side of hetps may touch: hence callbacks.
 struct ModelSource {
   // A fresh Learner, the same model with the same initial parameters on every call.
   std::function<std::unique_ptr<model::Learner>()> make_learner;
