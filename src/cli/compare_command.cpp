@@ -16,6 +16,7 @@
 #include <atomic>
 #include <filesystem>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <set>
@@ -282,7 +283,8 @@ void add_compare_command(CLI::App& app) {
   const CLI::Option* seeds =
       command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
           ->type_name("N")
-          ->check(CLI::PositiveNumber);
+          // A range, not CLI::PositiveNumber, whose refusal prints the largest double in full.
+          ->check(CLI::Range(1, std::numeric_limits<int>::max()));
   add_run_flags(*command, flags->run);
   add_timeline_window_flag(*command, flags->report);
   command

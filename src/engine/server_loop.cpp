@@ -68,7 +68,7 @@ std::string ServerLoop::serve(Checkpointer* checkpointer) {
       next_evaluation_ = time + config_.train.eval_interval;
     }
     state_.report_stalls(inspector_.check(time), time);
-    if (every_worker_gone()) return "stalled";
+    if (every_worker_gone()) return "every_worker_failed";
     if (checkpointer != nullptr) checkpoint_when_due(*checkpointer, time);
   }
 }

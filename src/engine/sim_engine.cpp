@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <limits>
+#include <ranges>
 #include <span>
 #include <stdexcept>
 
@@ -162,8 +163,14 @@ metrics::Summary SimEngine::run(const RunCheckpoints& checkpoints) {
       break;
     }
   }
-  // Nothing left to happen: a worker still owing its update is hung, and nothing will come.
-  if (stop_reason == "stalled") inspect_stalls_until(std::numeric_limits<double>::infinity());
+  if (stop_reason == "stalled") {
+    // Nothing left to happen: a worker still owing its update is hung, and nothing will come.
+    inspect_stalls_until(std::numeric_limits<double>::infinity());
+    const auto workers = std::views::iota(0, config_.cluster.workers);
+    if (std::ranges::all_of(workers, [this](int w) { return crashed(w); })) {
+      stop_reason = "every_worker_failed";
+    }
+  }
   metrics::Summary summary = state_.finish(now_, stop_reason, "sim", wall_start_);
   publish_timeline(timeline_, cluster_, now_, listener_, summary);
   return summary;

@@ -79,7 +79,8 @@ struct Summary {
   // `timeline_whole_cycles` (activity_timeline.h); 0 when the run recorded none.
   int64_t timeline_cycle_stride = 0;
   int64_t timeline_whole_cycles = 0;
-  std::string stop_reason;  // "max_samples", "max_time", "target", "stalled" (nothing in flight)
+  // "max_samples", "max_time", "target", "every_worker_failed", "stalled" (nothing in flight)
+  std::string stop_reason;
   // The BLAS kernels of the process that ended the run (model/blas_kernel.h), empty when not
   // known: the simulator repeats a run bit for bit only with the same kernels.
   std::string blas_kernel;

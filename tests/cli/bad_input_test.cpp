@@ -147,7 +147,8 @@ TEST(BadInput, CompareEntries) {
                    "--protocols entry \"ssp:staleness=../..\": protocol.staleness: expected a "
                    "number");
   expect_bad_input(run_hetps({"compare"}), "--protocols is required");
-  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}), "--seeds");
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}),
+                   "--seeds: Value 0 not in range 1 to 2147483647");
 }
 
 // The mpi engine runs one run per mpirun job: refused before the comparison's directory is

@@ -130,6 +130,18 @@ TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
 }
 
+// Crashes of every worker end the run before its budget, and the summary says why.
+TEST_P(EngineContract, ARunWhoseWorkersAllCrashEndsSayingSo) {
+  config::Config config = contract_config("asp");
+  for (int worker = 0; worker < config.cluster.workers; ++worker) {
+    config.cluster.failures.push_back({.worker = worker, .time = 0.0, .kind = "crash"});
+  }
+  Outcome asp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(asp.summary.stop_reason, "every_worker_failed");
+  EXPECT_LT(asp.summary.samples, config.train.max_samples);
+}
+
 // A worker that never answers: the stall inspector names it and stops the run, never a silent
 // hang (engine time: virtual on sim). How each engine names a worker (rank and host on mpi) is
 // checked where the engine is started as a user starts it (tests/cli/).
