@@ -128,7 +128,8 @@ struct ProtocolConfig {
 struct RunConfig {
   // run_name in the summary and the run's directory name; defaults to the protocol's name.
   std::string name;
-  // Intra-op and BLAS threads of each worker on the threads and mpi engines; sim ignores it.
+  // Intra-op and BLAS threads of each worker on the threads and mpi engines, and of each step
+  // on sim: a run's bits depend on it (OpenBLAS rounds a split product differently).
   int threads_per_worker = 1;
   // Threads the server applies each update with (server::ServerOptions::apply_threads).
   int server_apply_threads = 1;
