@@ -51,6 +51,16 @@ void ProgressDisplay::on_eval(const metrics::EvalRecord& record) {
   }
 }
 
+void ProgressDisplay::on_event(const nlohmann::json& record) {
+  if (style_ == ProgressStyle::Silent || record.at("type") != "diverged") return;
+  finish();
+  fmt::print(out_,
+             "{}: warning: the test loss is no longer finite at {} time {:.1f} s: training "
+             "diverged (a smaller train.lr may help)\n",
+             label_, clock_, record.at("time").get<double>());
+  out_.flush();
+}
+
 void ProgressDisplay::finish() {
   if (style_ == ProgressStyle::Bar && bar_width_ > 0) out_ << '\n' << std::flush;
   bar_width_ = 0;

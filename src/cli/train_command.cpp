@@ -83,6 +83,9 @@ config::Config config_to_resume(const RunFlags& flags) {
         "takes no --config, --set, --out or --force");
   }
   const std::filesystem::path dir = flags.resume;
+  if (!std::filesystem::is_directory(dir)) {
+    throw UsageError(fmt::format("--resume {}: no such directory", dir.string()));
+  }
   if (!std::filesystem::exists(dir / "config.toml")) {
     throw UsageError(
         fmt::format("--resume {}: not a run directory (it holds no config.toml)", dir.string()));

@@ -214,6 +214,10 @@ void ServerState::evaluate(double time) {
       server_->model(), model::Batch{test.inputs.data(), test.labels.data(), test.size()});
   listener_.on_eval(stats_.evaluation(time, server_->version(), result.accuracy, result.loss,
                                       params::hash_parameters(server_->model())));
+  if (!std::isfinite(result.loss) && !diverged_) {
+    diverged_ = true;
+    record({"diverged", {{"updates", server_->version()}}}, time);
+  }
   evaluated_version_ = server_->version();
   evaluated_time_ = time;
 }
@@ -245,6 +249,7 @@ nlohmann::json ServerState::save_state() const {
   state["statistics"] = stats_.save_state();
   state["evaluated_version"] = evaluated_version_;
   state["evaluated_time"] = evaluated_time_;
+  state["diverged"] = diverged_;
   return state;
 }
 
@@ -258,6 +263,8 @@ void ServerState::restore_state(const nlohmann::json& state) {
     }
     const auto evaluated_version = checkpoint::integer<int64_t>(state.at("evaluated_version"));
     const auto evaluated_time = state.at("evaluated_time").get<double>();
+    // Absent from the checkpoints of hetps before 2026-12-03, which logged no `diverged`.
+    const bool diverged = state.value("diverged", false);
     server_->restore_state(state.at("server"));
     pool_.restore_state(state.at("pool"));
     stats_.restore_state(state.at("statistics"));
@@ -268,6 +275,7 @@ void ServerState::restore_state(const nlohmann::json& state) {
     });
     evaluated_version_ = evaluated_version;
     evaluated_time_ = evaluated_time;
+    diverged_ = diverged;
   });
 }
 

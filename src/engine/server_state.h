@@ -60,6 +60,8 @@ class ServerState {
   // then throws StallError with the message.
   void report_stalls(const StallInspector::Findings& findings, double time);
 
+  // Logs an `eval` record of the server's model at `time`, and a `diverged` record at the first
+  // evaluation whose test loss is not finite (JSON has no NaN: the eval record's loss is null).
   void evaluate(double time);
   // The learning rate a worker's local optimizer uses now.
   double current_lr() const { return server_->current_lr(stats_.samples()); }
@@ -94,6 +96,7 @@ class ServerState {
   metrics::RunStatistics stats_;
   int64_t evaluated_version_ = -1;
   double evaluated_time_ = -1;
+  bool diverged_ = false;  // a `diverged` record was logged: once per run, resumes included
 };
 
 }  // namespace hetps::engine

@@ -171,6 +171,10 @@ TEST(Resume, MisuseIsRefusedByName) {
   EXPECT_EQ(not_a_run.exit_code, 2);
   EXPECT_THAT(not_a_run.output, HasSubstr("not a run directory (it holds no config.toml)"));
 
+  const Outcome missing = run_hetps({"train", "--resume", (scratch / "missing").string()});
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_THAT(missing.output, HasSubstr("missing: no such directory"));
+
   const auto finished = scratch / "finished";
   ASSERT_EQ(
       run_hetps(testing::tiny_run({"train", "--quiet", "--out", finished.string()})).exit_code, 0);

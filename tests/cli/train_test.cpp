@@ -50,6 +50,7 @@ TEST(Train, WritesConfigLogAndSummary) {
     const nlohmann::json record = nlohmann::json::parse(line);
     ASSERT_TRUE(record.contains("type")) << line;
     evaluations += record.at("type") == "eval";
+    EXPECT_NE(record.at("type"), "diverged") << line;
   }
   EXPECT_GE(evaluations, 1);
 
@@ -58,6 +59,28 @@ TEST(Train, WritesConfigLogAndSummary) {
   EXPECT_THAT(config, HasSubstr("\nname = \"synthetic\"\n"));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch.path()), {}), 1)
       << "a staging directory was left behind";
+}
+
+// A loss that overflows is logged as null (JSON has no NaN); the first such evaluation also
+// leaves a `diverged` record, and the progress says so, which the accuracy alone would not.
+TEST(Train, ARunThatDivergesSaysSoOnce) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--out", run.string(), "--set", "train.lr=1e10", "--set",
+                          "train.eval_interval=0.05"}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("training diverged (a smaller train.lr may help)"));
+  std::ifstream log(run / "log.jsonl");
+  int diverged = 0;
+  int null_losses = 0;
+  for (std::string line; std::getline(log, line);) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    diverged += record.at("type") == "diverged";
+    null_losses += record.at("type") == "eval" && record.at("test_loss").is_null();
+  }
+  EXPECT_EQ(diverged, 1);
+  EXPECT_GE(null_losses, 2) << "the run went on after it diverged: one record, not one per eval";
 }
 
 TEST(Train, ConfigTomlReproducesTheRun) {
