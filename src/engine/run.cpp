@@ -37,6 +37,12 @@ std::vector<std::string> external_engine_names() {
 metrics::Summary run(const config::Config& config, const data::DataSplit& data,
                      const ModelSource& models, RunListener& listener,
                      const RunCheckpoints& checkpoints) {
+  // Every engine computes with run.threads_per_worker threads, whatever the host's cores:
+  // OpenBLAS rounds a product split over another number of threads differently, so with its
+  // default pool (one thread per core) a run's bits would depend on the host and the simulator
+  // would not end on the real engines' parameters. The threads engine sets it again on each of
+  // its worker threads.
+  if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   if (config.engine == "sim") {
     if (!config.cluster.shard_failures.empty()) {
       throw std::invalid_argument(

@@ -44,11 +44,6 @@ SimEngine::SimEngine(const config::Config& config, const data::DataSplit& data,
                  [](int worker) { return fmt::format("worker {}", worker); }),
       replies_(config.cluster.workers),
       timeline_(make_timeline(config)) {
-  // As many threads as a worker of the real engines computes with, whatever the host's cores:
-  // OpenBLAS splits a product differently over another number of threads and rounds it
-  // differently, so with its default pool (one thread per core) a run's bits would depend on
-  // the host and BSP would not end on the real engines' parameters.
-  if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   const auto& layout = learner_->layout();
   network_ = std::make_unique<SimNetwork>(cluster_, config.cluster.servers);
   model_bytes_ = static_cast<double>(layout.bytes());

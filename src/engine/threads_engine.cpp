@@ -184,7 +184,6 @@ bool ThreadsEngine::failed_before(int worker, double time) const {
 metrics::Summary ThreadsEngine::run(const RunCheckpoints& checkpoints) {
   wall_start_ = Clock::now();
   const int workers = config_.cluster.workers;
-  if (models_.set_compute_threads) models_.set_compute_threads(config_.run.threads_per_worker);
   checkpoints_ = &checkpoints;
   schedule_.emplace(checkpoints, config_.run.checkpoint_interval);
   const bool resumed = checkpoints.resume_from != nullptr;

@@ -66,7 +66,6 @@ metrics::Summary run(const config::Config& config, const data::DataSplit& data,
   const RankLayout layout(config.cluster, comm.get(), patience);
   const bool resumed =
       share_whether_resumed(checkpoints.resume_from != nullptr, comm.get(), layout, patience);
-  if (models.set_compute_threads) models.set_compute_threads(config.run.threads_per_worker);
   // Links are real here: only compute is padded, so the link model never sees a message size.
   engine::InjectedDelays delays(config.cluster, config.seed, {});
   // A resumed run pads to the step its first start measured, which its workers' states hold.
