@@ -197,7 +197,7 @@ void ServerLoop::on_orphaned_update(int member) {
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   state_.check_plan(worker, plan);
   if (gone_[static_cast<size_t>(worker)]) return;
-  replies_.add(worker, plan);
+  replies_.add(worker, state_.within_budget(plan));
 }
 
 void ServerLoop::send_replies() {

@@ -54,6 +54,12 @@ class ServerState {
   // compression to or at a leader, an update sent to itself or to no worker, a leader that is
   // itself a member, or one that gathers from itself or from no worker.
   void check_plan(int worker, const protocol::WorkerPlan& plan) const;
+  // `plan` with a delta plan's local steps cut to the worker's even part of what is left of
+  // train.max_samples (rounded up, at least one step), so that one round of long local phases
+  // cannot overshoot the budget by more than a batch per worker. The budget is checked between
+  // updates only, and a phase runs to its end: uncut, local_steps = 10^6 would compute far past
+  // the budget without a chance to stop. Gradient plans are one step already.
+  protocol::WorkerPlan within_budget(protocol::WorkerPlan plan) const;
   // Writes a protocol event (or an engine event: a failure, a warning) into the run log.
   void record(const protocol::ProtocolEvent& event, double time);
   // Logs the stall inspector's warnings found at `time` and, at its timeout, a `stalled` record,

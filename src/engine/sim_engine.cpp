@@ -202,7 +202,7 @@ double SimEngine::servers_free_at() const {
 void SimEngine::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   state_.check_plan(worker, plan);
   if (crashed(worker)) return;
-  replies_.add(worker, plan);
+  replies_.add(worker, state_.within_budget(plan));
 }
 
 void SimEngine::send_replies() {

@@ -130,6 +130,21 @@ TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
 }
 
+// The budget is checked between updates and a local phase runs to its end, so each plan's
+// local steps are cut to the worker's part of what is left: local steps far past the budget
+// end at it, one round of three workers overshooting it by less than a batch each.
+TEST_P(EngineContract, LocalPhasesLongerThanTheBudgetEndAtIt) {
+  config::Config config = contract_config("local_sgd");
+  config.protocol.params["local_steps"] = 1000.0;  // uncut: 48,000 samples in the first round
+  Outcome local_sgd = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(local_sgd.summary.stop_reason, "max_samples");
+  EXPECT_GE(local_sgd.summary.samples, config.train.max_samples);
+  EXPECT_LT(local_sgd.summary.samples,
+            config.train.max_samples + config.cluster.workers * config.data.batch_size);
+  EXPECT_EQ(local_sgd.summary.updates, 1);
+}
+
 // Crashes of every worker end the run before its budget, and the summary says why.
 TEST_P(EngineContract, ARunWhoseWorkersAllCrashEndsSayingSo) {
   config::Config config = contract_config("asp");
