@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -23,6 +24,15 @@ void StallInspector::expect(int worker, double since, std::string awaited) {
 
 void StallInspector::settle(int worker) { waits_.erase(worker); }
 
+namespace {
+
+// The server sees only silence: a worker still computing a long local phase looks hung.
+constexpr std::string_view kBusyLooksHung =
+    " (a worker busy for longer than that, with long local steps say, is taken for hung: raise "
+    "run.stall_timeout_s then)";
+
+}  // namespace
+
 std::string StallInspector::describe_wait(int worker, const Wait& wait, double now) const {
   return fmt::format("{} (waiting for {} since {:.1f} s, {:.1f} s ago)", describe_(worker),
                      wait.awaited, wait.since, now - wait.since);
@@ -41,8 +51,8 @@ StallInspector::Findings StallInspector::check(double now) {
     }
   }
   if (!overdue.empty()) {
-    findings.timeout = fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}",
-                                   timeout_seconds_, fmt::join(overdue, "; "));
+    findings.timeout = fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}{}",
+                                   timeout_seconds_, fmt::join(overdue, "; "), kBusyLooksHung);
   }
   return findings;
 }

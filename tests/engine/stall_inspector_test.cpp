@@ -48,7 +48,9 @@ TEST(StallInspectorTest, TimeoutNamesEveryOverdueWorkerAndTheSetting) {
   EXPECT_EQ(*findings.timeout,
             "stalled: waited longer than run.stall_timeout_s = 5 for "
             "rank 1 (waiting for its update since 0.0 s, 6.0 s ago); "
-            "rank 5 (waiting for its update since 0.5 s, 5.5 s ago)");
+            "rank 5 (waiting for its update since 0.5 s, 5.5 s ago) (a worker busy for longer "
+            "than that, with long local steps say, is taken for hung: raise "
+            "run.stall_timeout_s then)");
   // Never warned before, so this check warns about both as well.
   EXPECT_EQ(findings.warnings.size(), 2u);
 }
@@ -58,7 +60,9 @@ TEST(StallInspectorTest, NamesWhatItWaitsFor) {
   inspector.expect(0, 0.0, "its first pull");
   EXPECT_EQ(*inspector.check(5.0).timeout,
             "stalled: waited longer than run.stall_timeout_s = 5 for "
-            "rank 1 (waiting for its first pull since 0.0 s, 5.0 s ago)");
+            "rank 1 (waiting for its first pull since 0.0 s, 5.0 s ago) (a worker busy for "
+            "longer than that, with long local steps say, is taken for hung: raise "
+            "run.stall_timeout_s then)");
 }
 
 TEST(StallInspectorTest, SettleEndsTheWait) {
