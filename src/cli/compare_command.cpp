@@ -216,8 +216,10 @@ void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool qu
   const std::vector<CompletedRun> completed = run_to_the_end(plan, dir, quiet);
   // The table is the result, not progress: --quiet prints it too. The blank line sets it
   // apart from the progress lines.
-  fmt::print("{}{}\nruns and summary.csv in {}\n", quiet ? "" : "\n",
-             format_compare_table(completed), dir.string());
+  std::vector<double> eval_intervals;
+  for (const PlannedRun& run : plan.runs) eval_intervals.push_back(run.config.train.eval_interval);
+  fmt::print("{}{}{}\n\nruns and summary.csv in {}\n", quiet ? "" : "\n",
+             format_compare_table(completed), format_evaluation_grid(eval_intervals), dir.string());
   write_compare_report(dir, plan.report);
 }
 

@@ -132,4 +132,14 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
   return align(rows);
 }
 
+std::string format_evaluation_grid(const std::vector<double>& eval_intervals) {
+  const auto [least, most] = std::minmax_element(eval_intervals.begin(), eval_intervals.end());
+  const std::string every = *least == *most ? fmt::format("{:g} s", *least)
+                                            : fmt::format("{:g} to {:g} s", *least, *most);
+  return fmt::format(
+      "times to target are read at the evaluations, every {} of engine time "
+      "(train.eval_interval)",
+      every);
+}
+
 }  // namespace hetps::cli

@@ -22,4 +22,9 @@ struct CompletedRun {
 // whose protocol is "bsp"; "-" where that or this run never reached the target.
 std::string format_compare_table(const std::vector<CompletedRun>& runs);
 
+// The line under the table saying how finely its times to target are measured: a time to target
+// is that of the first evaluation at or above the target, and evaluations come every
+// `train.eval_interval` seconds of engine time (one value per run; at least one).
+std::string format_evaluation_grid(const std::vector<double>& eval_intervals);
+
 }  // namespace hetps::cli

@@ -237,9 +237,12 @@ TEST(Compare, QuietPrintsTheTableOnly) {
   EXPECT_THAT(outcome.output,
               ::testing::EndsWith("\nruns and summary.csv in " + out.string() +
                                   "\nreport: " + (out / "report" / "report.html").string() + "\n"));
-  // The header, its rule, two rows, a blank line, where the files are and the report: no
-  // progress lines.
-  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 7) << outcome.output;
+  // How finely the times to target are read, under the rows (train.eval_interval's default).
+  EXPECT_THAT(outcome.output, HasSubstr("\ntimes to target are read at the evaluations, every 2 s "
+                                        "of engine time (train.eval_interval)\n\nruns and"));
+  // The header, its rule, two rows, the evaluations' grid, a blank line, where the files are and
+  // the report: no progress lines.
+  EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 8) << outcome.output;
 }
 
 // A report that fails (here a gnuplot that always fails) leaves the comparison done, and the
