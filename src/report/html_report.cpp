@@ -206,16 +206,17 @@ std::string runs_section(const std::vector<RunRecord>& runs) {
     const metrics::Summary& s = run.summary;
     rows += fmt::format(
         "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>"
-        "<td>{}</td><td>{:.1f}</td><td>{:.1f}</td></tr>\n",
+        "<td>{}</td><td>{}</td><td>{:.1f}</td><td>{:.1f}</td></tr>\n",
         escape_html(run.entry), s.seed, escape_html(run.directory.string()),
         escape_html(run.setting.engine), escape_html(run.setting.scenario), run.setting.workers,
-        escape_html(run.setting.model + " on " + run.setting.data), escape_html(s.stop_reason),
-        s.total_time, s.wall_seconds);
+        escape_html(run.setting.model + " on " + run.setting.data),
+        run.setting.eval_interval > 0 ? fmt::format("{:g}", run.setting.eval_interval) : "?",
+        escape_html(s.stop_reason), s.total_time, s.wall_seconds);
   }
   return "<h2 id=\"runs\">Runs</h2>\n<div "
          "class=\"scrolls\"><table>\n<tr><th>entry</th><th>seed</th><th>directory</th>"
-         "<th>engine</th><th>scenario</th><th>workers</th><th>model on data</th><th>stopped "
-         "at</th><th>total time (s)</th><th>wall time (s)</th></tr>\n" +
+         "<th>engine</th><th>scenario</th><th>workers</th><th>model on data</th><th>evaluated "
+         "every (s)</th><th>stopped at</th><th>total time (s)</th><th>wall time (s)</th></tr>\n" +
          rows + "</table></div>\n";
 }
 

@@ -139,7 +139,8 @@ std::string footnotes(const Comparison& comparison) {
       "<li>Each figure is the mean over the entry's seeds, with the lowest and highest in "
       "brackets where they differ; max staleness is the highest of any seed.</li>\n"
       "<li>Time to target: the time of the first evaluation at or above the target accuracy, "
-      "over the seeds that reached it (<em>reached</em> says how many).</li>\n"
+      "over the seeds that reached it (<em>reached</em> says how many); the Runs table gives "
+      "how often each run evaluated.</li>\n"
       "<li>Speed-up vs bsp: bsp's mean time to target divided by this entry's.</li>\n"
       "<li>samples/s: training samples applied per second of the run's (engine) time.</li>\n";
   std::vector<const Footnote*> used;

@@ -34,6 +34,8 @@ struct RunSetting {
   std::string model;
   std::string data;
   int64_t workers = 0;
+  // train.eval_interval: times to target are read at evaluations this far apart (0: unknown).
+  double eval_interval = 0;
 };
 
 // The engines' activities, as the report reads them back from timeline.csv.

@@ -49,6 +49,7 @@ TEST(RunReaderTest, ReadsAComparisonInTheOrderOfItsSummaryCsv) {
     EXPECT_EQ(runs[i].setting.scenario, "hetero-compute");
     EXPECT_EQ(runs[i].setting.workers, 3);
     EXPECT_EQ(runs[i].setting.data, "synthetic");
+    EXPECT_EQ(runs[i].setting.eval_interval, 0.05);
   }
   const nlohmann::json asp2 = nlohmann::json::parse(read_text(runs[3].directory / "summary.json"));
   EXPECT_EQ(runs[3].summary.final_accuracy, asp2.at("final_accuracy").get<double>());
