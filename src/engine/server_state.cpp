@@ -125,9 +125,9 @@ void ServerState::set_optimizer(const protocol::OptimizerOverride& settings) {
 protocol::WorkerPlan ServerState::within_budget(protocol::WorkerPlan plan) const {
   if (plan.kind != protocol::UpdateKind::Delta) return plan;
   const int64_t left = std::max<int64_t>(config_.train.max_samples - stats_.samples(), 0);
-  const auto ceil_div = [](int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); };
-  const int64_t steps = std::max<int64_t>(
-      ceil_div(ceil_div(left, config_.cluster.workers), config_.data.batch_size), 1);
+  // ceil(left / (workers · batch)): the worker's share of what is left, in whole batches.
+  const int64_t per_round = int64_t{config_.cluster.workers} * config_.data.batch_size;
+  const int64_t steps = std::max<int64_t>(left / per_round + (left % per_round != 0 ? 1 : 0), 1);
   if (steps < plan.max_local_steps) plan.max_local_steps = static_cast<int>(steps);
   return plan;
 }

@@ -12,6 +12,15 @@
 
 namespace hetps::engine {
 
+namespace {
+
+// The server sees only silence: a worker still computing a long local phase looks hung.
+constexpr std::string_view kBusyLooksHung =
+    " (a worker busy for longer than that, with long local steps say, is taken for hung: raise "
+    "run.stall_timeout_s then)";
+
+}  // namespace
+
 StallInspector::StallInspector(double warning_seconds, double timeout_seconds,
                                std::function<std::string(int)> describe)
     : warning_seconds_(warning_seconds),
@@ -23,15 +32,6 @@ void StallInspector::expect(int worker, double since, std::string awaited) {
 }
 
 void StallInspector::settle(int worker) { waits_.erase(worker); }
-
-namespace {
-
-// The server sees only silence: a worker still computing a long local phase looks hung.
-constexpr std::string_view kBusyLooksHung =
-    " (a worker busy for longer than that, with long local steps say, is taken for hung: raise "
-    "run.stall_timeout_s then)";
-
-}  // namespace
 
 std::string StallInspector::describe_wait(int worker, const Wait& wait, double now) const {
   return fmt::format("{} (waiting for {} since {:.1f} s, {:.1f} s ago)", describe_(worker),
