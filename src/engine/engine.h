@@ -43,6 +43,15 @@ class StallError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A worker heard nothing from the server for so long that the server is taken for hung (on mpi,
+// a rank 0 that stopped: its own stall inspector would have ended a run held up by a worker
+// long before). No report reaches such a server, so the worker's loop lets this through for
+// the engine to end the run with it.
+class ServerSilent : public StallError {
+ public:
+  using StallError::StallError;
+};
+
 // Trains to the budget (`train.max_samples`, `train.max_time`, or the target when
 // `train.stop_at_target`), evaluating every `train.eval_interval`. Throws std::invalid_argument
 // for a configuration the engine cannot run (naming the key), StallError for a stalled run.

@@ -9,6 +9,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/engine.h"
 #include "worker/merge_updates.h"
 
 namespace hetps::engine {
@@ -155,6 +156,8 @@ void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLin
     }
     // A hang: silent until the run ends, as a stuck process would be.
     link.wait_for_end();
+  } catch (const ServerSilent&) {
+    throw;  // nothing can be reported to a server taken for hung
   } catch (const std::exception& error) {
     activity.stop_at(link.now());
     link.report_gone(error.what(), held);

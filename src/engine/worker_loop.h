@@ -93,7 +93,8 @@ struct WorkerLoopState {
 };
 
 // Runs worker `trainer` until the run ends, its injected `failure` (may be null) or an error,
-// recording where its time goes into `activity`, from `state` on.
+// recording where its time goes into `activity`, from `state` on. An error is reported to the
+// server, except ServerSilent (engine.h), which is thrown on.
 void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& link,
                 const config::WorkerFailure* failure, metrics::WorkerActivity& activity,
                 WorkerLoopState& state);

@@ -78,6 +78,11 @@ std::string RankLayout::describe_worker(int worker) const {
                      hosts_[static_cast<size_t>(rank)]);
 }
 
+std::string RankLayout::describe_server() const {
+  return fmt::format("the server (rank {} on host {})", server_rank(),
+                     hosts_[static_cast<size_t>(server_rank())]);
+}
+
 std::string RankLayout::describe_workers(const std::vector<int>& workers) const {
   std::vector<std::string> names;
   for (int worker : workers) names.push_back(describe_worker(worker));

@@ -1,7 +1,10 @@
 #include "mpi/worker_endpoint.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
+#include "engine/engine.h"
 #include "mpi/patient_wait.h"
 #include "mpi/sparse_wire.h"
 #include "mpi/wire/message_checks.h"
@@ -19,13 +22,15 @@ std::span<float> part(std::span<float> whole, const params::KeyRange& keys) {
 }  // namespace
 
 WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
-                               std::vector<params::KeyRange> slices, RunClock& clock)
+                               std::vector<params::KeyRange> slices, RunClock& clock,
+                               double stall_timeout_seconds)
     : comm_(comm),
       slice_comm_(slice_comm),
       layout_(layout),
       server_(layout.server_rank()),
       slices_(std::move(slices)),
       clock_(clock),
+      stall_timeout_seconds_(stall_timeout_seconds),
       bounds_{layout.workers(), slices_.back().end},
       model_(slices_.back().end),
       update_(slices_.back().end) {
@@ -40,11 +45,16 @@ void WorkerEndpoint::ask_first_pull() {
 }
 
 std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
+  if (!server_heard_at_) server_heard_at_ = now();
   Backoff backoff;
   while (!stop_seen_) {
     // The server's messages in the order it sent them: a reply before the kStop after it.
     if (const auto message = probe(comm_, server_, MPI_ANY_TAG)) {
-      if (message->MPI_TAG == kReplyHeader) return take_reply(server_, true);
+      server_heard_at_ = now();
+      if (message->MPI_TAG == kReplyHeader) {
+        server_heard_at_.reset();
+        return take_reply(server_, true);
+      }
       if (message->MPI_TAG == kClock) {
         follow_server_clock();
         continue;
@@ -65,9 +75,18 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
       break;
     }
     if (const auto relayed = probe(comm_, MPI_ANY_SOURCE, kReplyHeader)) {
+      server_heard_at_.reset();
       return take_reply(relayed->MPI_SOURCE, true);
     }
-    const double left = deadline - now();
+    const double gives_up_at = *server_heard_at_ + 2 * stall_timeout_seconds_;
+    if (now() >= gives_up_at) {
+      throw engine::ServerSilent(fmt::format(
+          "stalled: waited longer than twice run.stall_timeout_s = {} for a reply, hearing "
+          "nothing from {}: a run held up by a worker would have ended after "
+          "run.stall_timeout_s, so the server is taken for hung",
+          stall_timeout_seconds_, layout_.describe_server()));
+    }
+    const double left = std::min(deadline, gives_up_at) - now();
     if (left <= 0) break;
     backoff.pause(left);
   }

@@ -12,6 +12,11 @@
 // header's members; a top-k compressed push sends each its kept entries, sparse_wire.h), and a
 // reply from the server is rank 0's header and slice followed by each shard rank's slice; a
 // leader hands on the whole model.
+// Rank 0 answers a waiting worker, or its stall inspector ends the run, within
+// run.stall_timeout_s of engine time (which stands still while rank 0 evaluates): a worker that
+// waits for a reply and hears nothing at all from rank 0 for twice that takes rank 0 for hung
+// (a stopped process, a frozen host) and throws engine::ServerSilent naming it, which ends the
+// job, instead of waiting for good.
 // Every message is checked before it is used (wire/headers.h, wire/message_checks.h): one of
 // another length, from a rank that does not send it, or with values no rank of the run sends
 // ends the run with a MessageError naming the sender.
@@ -30,6 +35,7 @@
 #include <functional>
 #include <list>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -46,9 +52,11 @@ namespace hetps::mpi {
 
 class WorkerEndpoint : public engine::WorkerLink {
  public:
-  // `slices`: the keys of each server shard, in shard order.
+  // `slices`: the keys of each server shard, in shard order; `stall_timeout_seconds`:
+  // run.stall_timeout_s.
   WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
-                 std::vector<params::KeyRange> slices, RunClock& clock);
+                 std::vector<params::KeyRange> slices, RunClock& clock,
+                 double stall_timeout_seconds);
 
   // Follows the server's clock messages that came first: a time read between two waits (after a
   // step, or a transfer that outlasted an evaluation on rank 0) must leave out that pause too.
@@ -129,6 +137,9 @@ class WorkerEndpoint : public engine::WorkerLink {
   int server_;
   std::vector<params::KeyRange> slices_;
   RunClock& clock_;  // follows the server's (kClock) wherever this rank waits
+  double stall_timeout_seconds_;
+  // While a reply is awaited: when rank 0 was last heard from (or the wait began).
+  std::optional<double> server_heard_at_;
   MessageBounds bounds_;
   std::vector<float> model_;
   std::vector<float> update_;

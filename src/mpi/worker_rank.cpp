@@ -53,7 +53,8 @@ void run_worker_rank(const RankSetup& setup) {
   RunClock clock;
   WorkerEndpoint endpoint(
       setup.comm, setup.slice_comm, setup.layout,
-      learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock);
+      learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock,
+      setup.config.run.stall_timeout_s);
   const auto max_intervals = static_cast<size_t>(setup.config.run.timeline_intervals);
   metrics::WorkerActivity activity(max_intervals);
   engine::WorkerLoopState loop;

@@ -2,6 +2,9 @@
 // watches it.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <thread>
+
 #include <fmt/format.h>
 
 #include "engine/engine.h"
@@ -34,7 +37,7 @@ TEST(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
     mpi::wait_for(stop);
   } else if (layout.rank() == ending_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock);
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, kPatient);
     std::vector<int> absent;
     for (int worker = 1; worker < layout.workers(); ++worker) absent.push_back(worker);
     try {
@@ -68,7 +71,7 @@ TEST(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
     mpi::wait_for(reply);
   } else if (layout.rank() == worker_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock);
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, kPatient);
     try {
       endpoint.receive(clock.now() + kPatient);
       ADD_FAILURE() << "a reply with 99 members was taken";
@@ -79,6 +82,61 @@ TEST(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
                             "(the other workers)",
                             layout.workers() - 1));
     }
+  }
+  meet_everyone();
+}
+
+// Rank 0 answers a waiting worker, or its stall inspector ends the run, within
+// run.stall_timeout_s: a worker that hears nothing from it for twice that takes it for hung
+// (a stopped process, a frozen host) and ends the job naming it, instead of waiting for good.
+TEST(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
+  config::ClusterConfig cluster;
+  cluster.workers = mpi::world_size() - cluster.servers;
+  const mpi::Communicator comm(kPatient);
+  const mpi::Communicator slice_comm(kPatient);
+  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+  if (layout.rank() == layout.worker_rank(0)) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, 0.05);
+    try {
+      endpoint.receive(clock.now() + kPatient);
+      ADD_FAILURE() << "a reply came from a server that sent none";
+    } catch (const engine::ServerSilent& error) {
+      EXPECT_EQ(error.what(),
+                fmt::format("stalled: waited longer than twice run.stall_timeout_s = 0.05 for a "
+                            "reply, hearing nothing from {}: a run held up by a worker would have "
+                            "ended after run.stall_timeout_s, so the server is taken for hung",
+                            layout.describe_server()));
+    }
+  }
+  meet_everyone();
+}
+
+// While rank 0 evaluates, its clock stands still, and so does the worker's patience: a pause
+// longer than twice the stall timeout in real time is not taken for a hang.
+TEST(WorkerEndpointTest, AServerThatEvaluatesIsNotTakenForHung) {
+  config::ClusterConfig cluster;
+  cluster.workers = mpi::world_size() - cluster.servers;
+  const mpi::Communicator comm(kPatient);
+  const mpi::Communicator slice_comm(kPatient);
+  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+  const int worker_rank = layout.worker_rank(0);
+  constexpr double kStallTimeout = 0.05;
+  if (layout.rank() == layout.server_rank()) {
+    mpi::RunClock clock;
+    clock.stand_still();
+    const mpi::RunClock::State standing = clock.state();
+    MPI_Request pause = mpi::post_header(standing, worker_rank, mpi::kClock, comm.get());
+    mpi::wait_for(pause);
+    std::this_thread::sleep_for(std::chrono::duration<double>(6 * kStallTimeout));
+    MPI_Request stop = mpi::post_signal(worker_rank, mpi::kStop, comm.get());
+    mpi::wait_for(stop);
+  } else if (layout.rank() == worker_rank) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock,
+                                 kStallTimeout);
+    EXPECT_EQ(endpoint.receive(clock.now() + kPatient), std::nullopt);
+    EXPECT_TRUE(endpoint.run_over());
   }
   meet_everyone();
 }
