@@ -30,6 +30,7 @@
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
 #include "cli/compare_table.h"
+#include "cli/path_flags.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
 #include "cli/run_checkpoints.h"
@@ -164,7 +165,7 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
   if (!point) {
     // What a stopped run left holds no checkpoint to go on from: it runs again from the start.
     std::filesystem::remove_all(run_dir);
-    staged.emplace(run_dir, std::vector<std::string>{"summary.json"}, /*replace=*/false);
+    staged.emplace(run_dir, run_output(), /*replace=*/false);
   }
   ProgressDisplay progress(style, label, config, std::cout);
   const metrics::Summary summary = stoppable(
@@ -236,7 +237,7 @@ void compare(const CompareFlags& flags) {
         "compare --resume {}, or pass --force to replace it",
         target.string(), target.string()));
   }
-  StagedDirectory out(target, {"summary.csv", kComparePlanFile}, flags.run.force);
+  StagedDirectory out(target, comparison_output(), flags.run.force);
   write_compare_plan(out.path(), plan);
   // In place from its plan on: its runs' checkpoints must outlive the process, and a stopped
   // comparison is continued with --resume.
@@ -294,7 +295,8 @@ void add_compare_command(CLI::App& app) {
                    "Continue the stopped comparison in DIR with the runs it planned: finished "
                    "runs are kept, an unfinished one goes on from its newest checkpoint (or "
                    "from its start, without one), the others run")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   command->callback([flags, seeds] {
     flags->seeds_given = seeds->count() > 0;
     if (flags->run.resume.empty()) {

@@ -7,6 +7,7 @@
 #include <fmt/ranges.h>
 
 #include "cli/commands.h"
+#include "cli/path_flags.h"
 #include "cli/usage_error.h"
 #include "config/config.h"
 #include "data/fetch.h"
@@ -40,6 +41,7 @@ void add_data_command(CLI::App& app) {
   fetch_command->add_option("NAME", flags->name, "Data set, e.g. fashion-mnist")->required();
   fetch_command->add_option("--dir", flags->dir, "Data directory")
       ->type_name("DIR")
+      ->check(non_empty_path())
       ->capture_default_str();
   fetch_command->callback([flags] { fetch(*flags); });
 }

@@ -1,9 +1,13 @@
 #include "cli/run_flags.h"
 
+#include "cli/path_flags.h"
+
 namespace hetps::cli {
 
 void add_run_flags(CLI::App& command, RunFlags& flags) {
-  command.add_option("--config", flags.config_file, "TOML file of settings")->type_name("FILE");
+  command.add_option("--config", flags.config_file, "TOML file of settings")
+      ->type_name("FILE")
+      ->check(non_empty_path());
   command
       .add_option("--set", flags.sets,
                   "Override one setting, e.g. --set train.lr=0.1 --set cluster.speeds=[1,0.5] "
@@ -13,7 +17,8 @@ void add_run_flags(CLI::App& command, RunFlags& flags) {
   command
       .add_option("--out", flags.out,
                   "Output directory (train: runs/<run name>, compare: runs/compare)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   command.add_flag("--quiet", flags.quiet,
                    "Print no progress, only errors and the result (train: one line, compare: "
                    "the table)");

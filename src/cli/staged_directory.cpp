@@ -13,19 +13,11 @@ namespace hetps::cli {
 namespace fs = std::filesystem;
 namespace {
 
-// Whether the working directory is `dir` or lies below it: replacing `dir` would delete the
-// directory the user works in (`--out . --force`).
-bool holds_working_directory(const fs::path& dir) {
-  const fs::path outer = fs::canonical(dir);
-  const fs::path inner = fs::canonical(fs::current_path());
-  return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
-}
-
-UsageError not_an_output(const fs::path& target, const std::vector<std::string>& markers) {
+UsageError not_an_output(const fs::path& target, const OutputKind& kind) {
   return UsageError(
-      fmt::format("refusing to replace {}: it is not a hetps run directory (those hold {}); "
+      fmt::format("refusing to replace {}: it is not {} (those hold {}); "
                   "remove it yourself or choose another --out",
-                  target.string(), fmt::join(markers, " or ")));
+                  target.string(), kind.name, fmt::join(kind.markers, " or ")));
 }
 
 bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
@@ -33,11 +25,27 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
                      [&](const std::string& marker) { return fs::exists(dir / marker); });
 }
 
+// Throws when `target`, an earlier output of `kind` by its markers, holds anything else.
+void check_nothing_foreign(const fs::path& target, const OutputKind& kind) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(target)) {
+    if (kind.written_by_hetps(entry)) continue;
+    throw UsageError(
+        fmt::format("refusing to replace {}: it holds {}, which is not part of {}; "
+                    "remove it yourself or choose another --out",
+                    target.string(), entry.path().filename().string(), kind.name));
+  }
+}
+
 }  // namespace
 
-StagedDirectory::StagedDirectory(const fs::path& target, std::vector<std::string> markers,
-                                 bool replace)
-    : markers_(std::move(markers)), replace_(replace) {
+bool lies_within(const fs::path& path, const fs::path& dir) {
+  const fs::path outer = fs::canonical(dir);
+  const fs::path inner = fs::canonical(path);
+  return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
+}
+
+StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool replace)
+    : kind_(std::move(kind)), replace_(replace) {
   // "runs/bsp/" names the same directory as "runs/bsp"; the staging sibling needs the latter.
   target_ = target.lexically_normal();
   if (!target_.has_filename()) target_ = target_.parent_path();
@@ -74,14 +82,15 @@ void StagedDirectory::check_target_replaceable() const {
       throw UsageError(
           fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
     }
-    if (!fs::is_directory(target_)) throw not_an_output(target_, markers_);
-    if (holds_working_directory(target_)) {
+    if (!fs::is_directory(target_)) throw not_an_output(target_, kind_);
+    // Replacing it would delete the directory the user works in (`--out . --force`).
+    if (lies_within(fs::current_path(), target_)) {
       throw UsageError(fmt::format(
           "refusing to replace {}: it contains the current working directory", target_.string()));
     }
-    if (!holds_any(target_, markers_) && !fs::is_empty(target_)) {
-      throw not_an_output(target_, markers_);
-    }
+    if (fs::is_empty(target_)) return;
+    if (!holds_any(target_, kind_.markers)) throw not_an_output(target_, kind_);
+    check_nothing_foreign(target_, kind_);
   } catch (const fs::filesystem_error& failure) {
     throw UsageError(fmt::format("--out {}: cannot inspect the output directory: {}",
                                  target_.string(), failure.code().message()));

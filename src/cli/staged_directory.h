@@ -2,7 +2,7 @@
 // place by commit(), so a failed or interrupted run never leaves a half-written directory
 // where a finished one is expected.
 //
-//   StagedDirectory out("runs/bsp", "summary.json", /*replace=*/false);  // throws if it exists
+//   StagedDirectory out("runs/bsp", run_output(), /*replace=*/false);  // throws if it exists
 //   write_files(out.path());
 //   out.commit();                                      // runs/bsp appears, complete
 //
@@ -11,20 +11,21 @@
 #pragma once
 
 #include <filesystem>
-#include <string>
-#include <vector>
+
+#include "cli/output_kinds.h"
 
 namespace hetps::cli {
 
+// Whether `path` is `dir` or lies below it (both must exist).
+bool lies_within(const std::filesystem::path& path, const std::filesystem::path& dir);
+
 class StagedDirectory {
  public:
-  // `markers` are files an earlier output of this kind holds, one of them at least
-  // ("summary.json" for a run). Throws UsageError, before any work is done, when `target`
-  // exists and `replace` is false, or when `replace` is true but `target` is not an earlier
-  // output (a directory holding a marker) nor an empty directory, or it contains the working
+  // Throws UsageError, before any work is done, when `target` exists and `replace` is false,
+  // or when `replace` is true but `target` is neither an earlier output of `kind` (a marker,
+  // and nothing hetps does not write there) nor an empty directory, or it contains the working
   // directory; and when the staging directory cannot be created (naming `--out`).
-  StagedDirectory(const std::filesystem::path& target, std::vector<std::string> markers,
-                  bool replace);
+  StagedDirectory(const std::filesystem::path& target, OutputKind kind, bool replace);
   // Removes the staging directory unless committed.
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory&) = delete;
@@ -43,7 +44,7 @@ class StagedDirectory {
   void check_target_replaceable() const;
 
   std::filesystem::path target_;
-  std::vector<std::string> markers_;
+  OutputKind kind_;
   std::filesystem::path staging_;
   bool replace_;
   bool committed_ = false;

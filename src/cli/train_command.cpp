@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/path_flags.h"
 #include "cli/progress.h"
 #include "cli/run_files.h"
 #include "cli/run_flags.h"
@@ -62,7 +63,7 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
   const std::filesystem::path out =
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
-  StagedDirectory dir(out, {"summary.json"}, flags.force);
+  StagedDirectory dir(out, run_output(), flags.force);
   ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir.target());
   const metrics::Summary summary =
@@ -154,7 +155,8 @@ void add_train_command(CLI::App& app) {
       ->add_option("--resume", flags->resume,
                    "Continue the unfinished run in DIR from its newest checkpoint "
                    "(run.checkpoint_interval takes them, and SIGINT and SIGTERM but on mpi)")
-      ->type_name("DIR");
+      ->type_name("DIR")
+      ->check(non_empty_path());
   command->callback([flags] { train(*flags); });
 }
 

@@ -15,6 +15,8 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/output_kinds.h"
+#include "cli/path_flags.h"
 #include "cli/policy_table.h"
 #include "cli/progress.h"
 #include "cli/run_cache.h"
@@ -94,7 +96,7 @@ class SearchRuns {
                const std::string& label) const {
     // Replacing is safe: the directory is named by this config's hash and holds no finished
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
-    StagedDirectory staged(directory, {"summary.json"}, /*replace=*/true);
+    StagedDirectory staged(directory, run_output(), /*replace=*/true);
     ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
     const double accuracy = run_job(config, staged.path(), progress).final_accuracy;
     progress.finish();
@@ -140,6 +142,16 @@ void tune_sync_switch(const TuneFlags& flags) {
         "and the mpi engine runs one run per mpirun job; tune on sim (or threads), then give "
         "the policy file to `mpirun ... hetps train`");
   }
+  const fs::path out =
+      flags.run.out.empty() ? fs::path(flags.runs) / "policy.json" : fs::path(flags.run.out);
+  check_output_file(out, "a policy file", [](const fs::path& file) {
+    try {
+      config::read_switch_policy(file);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  });
   protocol::SwitchSearchOptions options;
   options.tolerance = flags.tolerance;
   SearchRuns runs(flags, user, most_runs(options));
@@ -147,8 +159,6 @@ void tune_sync_switch(const TuneFlags& flags) {
       protocol::search_switch_point([&](double x) { return runs.final_accuracy(x); }, options);
 
   const config::SwitchPolicy policy = policy_of(result, runs.runs(), bsp.seed);
-  const fs::path out =
-      flags.run.out.empty() ? fs::path(flags.runs) / "policy.json" : fs::path(flags.run.out);
   config::write_switch_policy(out, policy);
   // The result is not progress: --quiet prints it too.
   fmt::print("{}{}policy file: {}\n", flags.run.quiet ? "" : "\n", format_policy_table(policy),
@@ -177,6 +187,7 @@ void add_tune_command(CLI::App& app) {
       ->add_option("--runs", flags->runs,
                    "Where the runs go, each in a directory named by its config's hash")
       ->type_name("DIR")
+      ->check(non_empty_path())
       ->capture_default_str();
   command
       ->add_option("--tolerance", flags->tolerance,

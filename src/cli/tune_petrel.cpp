@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/output_kinds.h"
 #include "cli/petrel_episodes.h"
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
@@ -166,6 +167,15 @@ void tune_petrel(const TunePetrelFlags& flags) {
         "seed must be below 2^31",
         episodes.job().seed));
   }
+  const fs::path out = flags.run.out.empty() ? "runs/tune-petrel/agent.pt" : flags.run.out;
+  check_output_file(out, "an agent file", [](const fs::path& file) {
+    try {
+      model::load_agent_file(file);
+      return true;
+    } catch (const std::exception&) {
+      return false;
+    }
+  });
   // Each runner is one thread of work: libtorch's own pools would only contend.
   model::set_compute_threads(1);
 
@@ -177,7 +187,6 @@ void tune_petrel(const TunePetrelFlags& flags) {
       episodes.job().seed, {});
   train_agent(episodes, learner, space, flags);
 
-  const fs::path out = flags.run.out.empty() ? "runs/tune-petrel/agent.pt" : flags.run.out;
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   model::save_agent_file(out, learner.copy(), space);
   const nlohmann::json evaluation = compare_agents(episodes, out, flags);

@@ -4,6 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cli/hetps_process.h"
 
@@ -235,6 +240,49 @@ TEST(BadInput, OutInsideAFileIsNamed) {
       "hetps: --out " + out.string() + ": cannot create the output directory: Not a directory\n");
   expect_bad_input(run_hetps({"compare", "--quiet", "--protocols", "bsp", "--out", out.string()}),
                    "hetps: --out " + out.string() + ": cannot create the output directory: ");
+}
+
+// An empty path (an unset shell variable, say) is refused, never read as the flag not given,
+// which would write to, or read from, the command's default place.
+TEST(BadInput, EmptyPathsAreRefused) {
+  const std::vector<std::vector<std::string>> commands = {
+      {"train", "--out", ""},
+      {"train", "--resume", ""},
+      {"train", "--config", ""},
+      {"compare", "--protocols", "bsp", "--out", ""},
+      {"report", ""},
+      {"report", "runs", "--out", ""},
+      {"tune", "sync-switch", "--runs", ""},
+      {"data", "fetch", "mnist", "--dir", ""}};
+  for (const std::vector<std::string>& command : commands) {
+    const Outcome outcome = run_hetps(command);
+    EXPECT_EQ(outcome.exit_code, 2) << fmt::format("{}", fmt::join(command, " "));
+    EXPECT_THAT(outcome.output, HasSubstr(": an empty path; expected a file or directory name"))
+        << fmt::format("{}", fmt::join(command, " "));
+  }
+}
+
+// `report` replaces an earlier report in place, without --force: never a directory that only
+// holds a report.html beside other things, and never one that holds the runs it reads.
+TEST(BadInput, ReportReplacesOnlyAnEarlierReport) {
+  const ScratchDir scratch;
+  const auto parent = scratch / "parent";
+  const auto run = parent / "run";
+  ASSERT_EQ(run_hetps(testing::tiny_run({"train", "--quiet", "--out", run.string()})).exit_code, 0);
+  std::ofstream(parent / "report.html") << "an old page";
+  expect_bad_input(run_hetps({"report", run.string(), "--out", parent.string()}),
+                   "hetps: --out " + parent.string() + ": it holds " + run.string() +
+                       ", which the report reads; choose another --out\n");
+  EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
+
+  const auto project = scratch / "project";
+  std::filesystem::create_directories(project / "src");
+  std::ofstream(project / "report.html") << "mine";
+  std::ofstream(project / "src" / "main.c") << "mine";
+  expect_bad_input(run_hetps({"report", run.string(), "--out", project.string()}),
+                   "hetps: refusing to replace " + project.string() +
+                       ": it holds src, which is not part of a hetps report");
+  EXPECT_TRUE(std::filesystem::exists(project / "src" / "main.c"));
 }
 
 TEST(Informational, VersionAndProtocols) {

@@ -111,18 +111,18 @@ TEST(Train, ExistingOutputNeedsForce) {
   const auto run = scratch / "run";
   std::filesystem::create_directories(run);
   std::ofstream(run / "summary.json") << "{}";
-  std::ofstream(run / "marker") << "old run";
+  std::ofstream(run / "log.jsonl") << "old run";
 
   const Outcome refused = run_hetps(tiny_run({"train", "--quiet", "--out", run.string()}));
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_THAT(refused.output, HasSubstr("output directory " + run.string() +
                                         " exists; pass --force to replace it"));
-  EXPECT_TRUE(std::filesystem::exists(run / "marker"));
+  EXPECT_EQ(read_file(run / "log.jsonl"), "old run");
 
   const Outcome forced =
       run_hetps(tiny_run({"train", "--quiet", "--force", "--out", run.string()}));
   ASSERT_EQ(forced.exit_code, 0) << forced.output;
-  EXPECT_FALSE(std::filesystem::exists(run / "marker"));
+  EXPECT_NE(read_file(run / "log.jsonl"), "old run");
   EXPECT_NE(read_file(run / "summary.json"), "{}");
 }
 
@@ -157,6 +157,23 @@ TEST(Train, ForceRefusesWhatIsNotARunDirectory) {
   EXPECT_EQ(on_file.exit_code, 2) << on_file.output;
   EXPECT_THAT(on_file.output, HasSubstr("refusing to replace " + file.string()));
   EXPECT_EQ(read_file(file), "mine");
+}
+
+// A summary.json alone does not make a run directory: one that also holds files hetps does not
+// write there (a project that keeps a copy of a run's summary, say) is never deleted.
+TEST(Train, ForceRefusesARunDirectoryThatHoldsAnythingElse) {
+  const ScratchDir scratch;
+  const auto project = scratch / "project";
+  std::filesystem::create_directories(project / "src");
+  std::ofstream(project / "summary.json") << "{}";
+  std::ofstream(project / "src" / "main.c") << "mine";
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--quiet", "--force", "--out", project.string()}));
+  EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("hetps: refusing to replace " + project.string() +
+                                        ": it holds src, which is not part of a hetps run "
+                                        "directory"));
+  EXPECT_EQ(read_file(project / "src" / "main.c"), "mine");
 }
 
 TEST(Train, ForceNeverRemovesTheWorkingDirectory) {
@@ -273,10 +290,9 @@ TEST(Compare, ForceRefusesWhatIsNotAComparison) {
   const Outcome outcome = run_hetps(
       tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", run.string()}));
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
-  EXPECT_THAT(
-      outcome.output,
-      HasSubstr("refusing to replace " + run.string() +
-                ": it is not a hetps run directory (those hold summary.csv or compare.json)"));
+  EXPECT_THAT(outcome.output,
+              HasSubstr("refusing to replace " + run.string() +
+                        ": it is not a hetps comparison (those hold summary.csv or compare.json)"));
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
 }
 

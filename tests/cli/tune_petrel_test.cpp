@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <fstream>
 #include <string>
 #include <vector>
 
@@ -16,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
@@ -94,6 +96,21 @@ TEST(TunePetrel, BadAgentSettingsAreNamed) {
   EXPECT_EQ(on_threads.exit_code, 2) << on_threads.output;
   EXPECT_THAT(on_threads.output, HasSubstr("engine = \"threads\": hetps tune petrel trains on "
                                            "simulator episodes"));
+}
+
+// The agent file replaces an earlier one only: a file of the user's is refused before any
+// episode runs.
+TEST(TunePetrel, OutThatIsNotAnAgentFileIsRefusedBeforeTraining) {
+  const ScratchDir scratch;
+  const fs::path mine = scratch / "notes.txt";
+  std::ofstream(mine) << "mine";
+  const Outcome refused = run_hetps(with_tiny_job(
+      {"tune", "petrel", "--episodes", "1", "--held-out", "1", "--out", mine.string()}));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("hetps: --out " + mine.string() +
+                                        ": the file exists and is not an agent file"));
+  EXPECT_THAT(refused.output, Not(HasSubstr("[1/1]")));
+  EXPECT_EQ(read_file(mine), "mine");
 }
 
 }  // namespace

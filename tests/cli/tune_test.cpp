@@ -159,6 +159,29 @@ TEST(TuneInput, MpiEngineIsRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
+// The policy file replaces an earlier one only: a file of the user's, or a directory, named by
+// --out is refused before any candidate runs.
+TEST(TuneInput, OutThatIsNotAPolicyFileIsRefusedBeforeAnyRun) {
+  const ScratchDir scratch;
+  const fs::path mine = scratch / "notes.txt";
+  std::ofstream(mine) << "mine";
+  std::vector<std::string> args = search_args(scratch);
+  args.insert(args.end(), {"--out", mine.string()});
+  const Outcome refused = run_hetps(args);
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("hetps: --out " + mine.string() +
+                                        ": the file exists and is not a policy file; remove it "
+                                        "yourself or choose another --out"));
+  EXPECT_EQ(read_file(mine), "mine");
+  EXPECT_FALSE(fs::exists(scratch / "runs"));
+
+  args.back() = scratch.path().string();
+  const Outcome on_directory = run_hetps(args);
+  EXPECT_EQ(on_directory.exit_code, 2) << on_directory.output;
+  EXPECT_THAT(on_directory.output, HasSubstr("hetps: --out " + scratch.path().string() +
+                                             ": a directory; expected the name of a policy file"));
+}
+
 TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;

@@ -1,0 +1,38 @@
+// The kinds of output directory hetps writes, as --force (and `report`, which regenerates its
+// report in place) may replace them: a directory that holds one of the kind's markers and
+// nothing else than what hetps writes there. A marker alone is not enough: a project directory
+// that happens to hold a summary.json, or a report.html, must never be deleted with its other
+// files.
+#pragma once
+
+#include <filesystem>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace hetps::cli {
+
+struct OutputKind {
+  std::string name;                  // "a hetps run directory", for messages
+  std::vector<std::string> markers;  // such a directory holds one of these at least
+  // Whether an entry at the directory's top level is one hetps writes there.
+  std::function<bool(const std::filesystem::directory_entry&)> written_by_hetps;
+};
+
+// `hetps train`: config.toml, log.jsonl, summary.json, timeline.csv, shard_crashes.json,
+// checkpoints/ and report/.
+OutputKind run_output();
+// `hetps compare`: summary.csv, compare.json, report/, and per entry a directory of seed-N runs.
+OutputKind comparison_output();
+// `hetps report`: report.html and the CSV data, gnuplot scripts and SVG plots beside it.
+OutputKind report_output();
+
+// Before any work, for a command that writes one file (`--out FILE`, holding `what`, e.g. "a
+// policy file"): throws UsageError when `file` is a directory, or an existing file that
+// `is_earlier` does not read as an earlier output of the command (a file of the user's, which
+// must not be overwritten).
+void check_output_file(const std::filesystem::path& file, std::string_view what,
+                       const std::function<bool(const std::filesystem::path&)>& is_earlier);
+
+}  // namespace hetps::cli
