@@ -53,6 +53,10 @@
 namespace hetps::cli {
 namespace {
 
+// The most seeds a comparison takes: far more runs than a machine gets through, few enough to
+// plan them all at the start.
+constexpr int kMostSeeds = 10'000;
+
 struct CompareFlags {
   RunFlags run;  // run.resume: the comparison to continue; empty: a new one
   std::string protocols;
@@ -103,6 +107,14 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     if (!directories.insert(directory).second) {
       throw UsageError(fmt::format(
           "--protocols: two entries share the run directory name \"{}\"; rename one", directory));
+    }
+    // The last seed must still be one a config holds (a TOML integer).
+    constexpr uint64_t kLargestSeed = std::numeric_limits<int64_t>::max();
+    if (config.seed > kLargestSeed - static_cast<uint64_t>(flags.seeds - 1)) {
+      throw UsageError(
+          fmt::format("--seeds {}: the seeds from seed = {} on would pass the largest "
+                      "seed, {}",
+                      flags.seeds, config.seed, kLargestSeed));
     }
     for (int s = 0; s < flags.seeds; ++s) {
       config::Config seeded = config;
@@ -286,8 +298,9 @@ void add_compare_command(CLI::App& app) {
   const CLI::Option* seeds =
       command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
           ->type_name("N")
-          // A range, not CLI::PositiveNumber, whose refusal prints the largest double in full.
-          ->check(CLI::Range(1, std::numeric_limits<int>::max()));
+          // A range, not CLI::PositiveNumber, whose refusal prints the largest double in full;
+          // its top keeps the plan of every run in memory.
+          ->check(CLI::Range(1, kMostSeeds));
   add_run_flags(*command, flags->run);
   add_timeline_window_flag(*command, flags->report);
   command

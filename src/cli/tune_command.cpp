@@ -7,6 +7,8 @@
 // (config/switch_policy.h; default <runs>/policy.json) that `train` takes as
 // `protocol.policy_file`, and prints the chosen x and the runs (with --quiet too).
 // `hetps tune petrel` is in tune_petrel.h.
+#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -195,6 +197,14 @@ void add_tune_command(CLI::App& app) {
                    "(0.005: half a point)")
       ->type_name("T")
       ->check(CLI::Range(0.0, 1.0))
+      // CLI::Range lets NaN through: no comparison with it fails.
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return std::isnan(std::strtod(value.c_str(), nullptr))
+                       ? "expected a fraction in [0, 1], got " + value
+                       : std::string();
+          },
+          ""))
       ->capture_default_str();
   command->callback([flags] { tune_sync_switch(*flags); });
   add_tune_petrel_command(*tune);

@@ -158,6 +158,16 @@ TEST(BadInput, CompareEntries) {
 
 // The mpi engine runs one run per mpirun job: refused before the comparison's directory is
 // written, as it is written before the first run.
+// Every seed of a comparison is one a config holds, and the plan of every run fits in memory.
+TEST(BadInput, CompareSeedsStayWithinTheirRange) {
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "2", "--set",
+                              "seed=9223372036854775807"}),
+                   "hetps: --seeds 2: the seeds from seed = 9223372036854775807 on would pass "
+                   "the largest seed, 9223372036854775807\n");
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "2147483647"}),
+                   "--seeds: Value 2147483647 not in range 1 to 10000");
+}
+
 TEST(BadInput, CompareRefusesTheMpiEngine) {
   const ScratchDir scratch;
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--set", "engine=mpi", "--out",

@@ -186,6 +186,10 @@ TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
   EXPECT_THAT(refused.output, HasSubstr("--tolerance"));
+  const Outcome not_a_number = run_hetps({"tune", "sync-switch", "--tolerance", "nan"});
+  EXPECT_EQ(not_a_number.exit_code, 2) << not_a_number.output;
+  EXPECT_THAT(not_a_number.output,
+              HasSubstr("--tolerance: expected a fraction in [0, 1], got nan"));
 }
 
 }  // namespace
