@@ -87,6 +87,10 @@ void check_shared_params(const config::UserSettings& shared,
 std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   const std::vector<ProtocolEntry> entries = parse_protocol_list(flags.protocols);
   const config::UserSettings shared = user_settings(flags.run);
+  refuse_setting(shared, "protocol.name",
+                 "hetps compare takes each run's protocol from --protocols; give it there");
+  refuse_setting(shared, "run.name",
+                 "hetps compare names each run after its --protocols entry; leave run.name out");
   check_shared_params(shared, entries);
   std::vector<PlannedRun> runs;
   std::set<std::string> directories;

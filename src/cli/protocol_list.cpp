@@ -48,6 +48,12 @@ ProtocolEntry parse_entry(std::string_view text) {
           fmt::format("--protocols entry \"{}\": {} has no parameter \"{}\"; its parameters: {}",
                       text, entry.protocol, name, parameter_names(*info)));
     }
+    const bool given_before = std::any_of(entry.params.begin(), entry.params.end(),
+                                          [&](const auto& param) { return param.first == name; });
+    if (given_before) {
+      throw UsageError(
+          fmt::format("--protocols entry \"{}\": parameter \"{}\" is given twice", text, name));
+    }
     entry.params.emplace_back(std::move(name), std::string(parts[i].substr(equals + 1)));
   }
   return entry;

@@ -1,6 +1,9 @@
 #include "cli/run_flags.h"
 
+#include <fmt/format.h>
+
 #include "cli/path_flags.h"
+#include "cli/usage_error.h"
 
 namespace hetps::cli {
 
@@ -32,6 +35,13 @@ config::UserSettings user_settings(const RunFlags& flags) {
   if (!flags.config_file.empty()) settings.add_file(flags.config_file);
   for (const std::string& assignment : flags.sets) settings.add_set(assignment);
   return settings;
+}
+
+void refuse_setting(const config::UserSettings& settings, std::string_view key,
+                    std::string_view why) {
+  if (const std::optional<std::string> where = settings.where_set(key)) {
+    throw UsageError(fmt::format("{}: {}", *where, why));
+  }
 }
 
 }  // namespace hetps::cli

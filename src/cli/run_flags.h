@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -23,5 +24,10 @@ void add_run_flags(CLI::App& command, RunFlags& flags);
 
 // The config file (if any), then each --set in order.
 config::UserSettings user_settings(const RunFlags& flags);
+
+// Throws UsageError naming where `key` was set in `settings`, if it was: a setting the command
+// makes itself (`why` says how), which would otherwise be overridden without a word.
+void refuse_setting(const config::UserSettings& settings, std::string_view key,
+                    std::string_view why);
 
 }  // namespace hetps::cli

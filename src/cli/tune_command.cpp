@@ -132,6 +132,11 @@ config::SwitchPolicy policy_of(const protocol::SwitchSearchResult& result,
 
 void tune_sync_switch(const TuneFlags& flags) {
   const config::UserSettings user = user_settings(flags.run);
+  refuse_setting(user, "protocol.name",
+                 "hetps tune sync-switch runs protocol sync_switch (BSP as x = 1); leave "
+                 "protocol.name out");
+  refuse_setting(user, "protocol.bsp_fraction",
+                 "hetps tune sync-switch searches protocol.bsp_fraction; leave it out");
   // x = 1 gives BSP the whole budget, round(S) rounds (sync_switch.h), so the run is BSP's: it
   // switches only as the budget runs out (its log's one `phase` record, with no ASP update
   // after it), except for the part of a round by which S may exceed round(S), and for a

@@ -151,6 +151,9 @@ void tune_petrel(const TunePetrelFlags& flags) {
   add_episode_defaults(settings);
   if (!flags.run.config_file.empty()) settings.add_file(flags.run.config_file);
   for (const std::string& assignment : flags.run.sets) settings.add_set(assignment);
+  refuse_setting(settings, "protocol.name",
+                 "hetps tune petrel trains Petrel's agent on Petrel episodes; leave protocol.name "
+                 "out");
   PetrelEpisodes episodes(std::move(settings));
   check_names(episodes.job());
   if (episodes.job().engine != "sim") {

@@ -103,6 +103,15 @@ void UserSettings::add_layer(std::string_view key, toml::table value, std::strin
       std::make_shared<const Layer>(Layer{std::move(root), Source::flag(std::move(origin))}));
 }
 
+std::optional<std::string> UserSettings::where_set(std::string_view key) const {
+  for (auto layer = layers_.rbegin(); layer != layers_.rend(); ++layer) {
+    if (const toml::node* node = toml::at_path((*layer)->table, key).node()) {
+      return (*layer)->source.where(*node);
+    }
+  }
+  return std::nullopt;
+}
+
 GivenParams UserSettings::apply_to(Config& config) const {
   GivenParams params;
   for (const auto& layer : layers_) {

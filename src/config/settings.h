@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -48,6 +49,9 @@ class UserSettings {
   // Applies every layer in order to `config`, checking keys, types and ranges; returns the
   // protocol parameters given, the last value of each.
   GivenParams apply_to(Config& config) const;
+  // Where `key` (dotted: "protocol.name") was set last ("exp.toml:7", "--set protocol.name=ssp"),
+  // or nothing when no layer sets it.
+  std::optional<std::string> where_set(std::string_view key) const;
 
  private:
   struct Layer {

@@ -153,7 +153,22 @@ TEST(BadInput, CompareEntries) {
                    "number");
   expect_bad_input(run_hetps({"compare"}), "--protocols is required");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}),
-                   "--seeds: Value 0 not in range 1 to 2147483647");
+                   "--seeds: Value 0 not in range 1 to 10000");
+  expect_bad_input(run_hetps({"compare", "--protocols", "ssp:staleness=3:staleness=4"}),
+                   "--protocols entry \"ssp:staleness=3:staleness=4\": parameter \"staleness\" is "
+                   "given twice");
+}
+
+// What compare sets per run from --protocols is refused where a config or --set gives it,
+// rather than overridden without a word.
+TEST(BadInput, CompareRefusesWhatItSetsPerRun) {
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "bsp,asp", "--set", "protocol.name=ssp"}),
+      "hetps: --set protocol.name=ssp: hetps compare takes each run's protocol from --protocols; "
+      "give it there\n");
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--set", "run.name=same"}),
+                   "hetps: --set run.name=same: hetps compare names each run after its "
+                   "--protocols entry; leave run.name out\n");
 }
 
 // The mpi engine runs one run per mpirun job: refused before the comparison's directory is

@@ -182,6 +182,23 @@ TEST(TuneInput, OutThatIsNotAPolicyFileIsRefusedBeforeAnyRun) {
                                              ": a directory; expected the name of a policy file"));
 }
 
+// What the search sets itself is refused where a config or --set gives it.
+TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
+  const ScratchDir scratch;
+  std::vector<std::string> args = search_args(scratch);
+  args.insert(args.end(), {"--set", "protocol.bsp_fraction=0.5"});
+  const Outcome fraction = run_hetps(args);
+  EXPECT_EQ(fraction.exit_code, 2) << fraction.output;
+  EXPECT_THAT(fraction.output, HasSubstr("hetps: --set protocol.bsp_fraction=0.5: hetps tune "
+                                         "sync-switch searches protocol.bsp_fraction"));
+  args.back() = "protocol.name=bsp";
+  const Outcome name = run_hetps(args);
+  EXPECT_EQ(name.exit_code, 2) << name.output;
+  EXPECT_THAT(name.output, HasSubstr("hetps: --set protocol.name=bsp: hetps tune sync-switch "
+                                     "runs protocol sync_switch"));
+  EXPECT_FALSE(fs::exists(scratch / "runs"));
+}
+
 TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;

@@ -104,5 +104,17 @@ TEST(SetFlag, ProtocolWordParametersAreStrings) {
   EXPECT_EQ(given.at("steps").where, "--set protocol.steps=4");
 }
 
+// Where a key was set last: the latest layer that sets it, a file's line or the flag.
+TEST(SetFlag, WhereAKeyWasSetLastIsNamed) {
+  UserSettings settings;
+  EXPECT_EQ(settings.where_set("protocol.name"), std::nullopt);
+  settings.add_text("[protocol]\nname = \"asp\"\n", "exp.toml");
+  settings.add_set("train.lr=0.1");
+  EXPECT_EQ(settings.where_set("protocol.name"), "exp.toml:2");
+  settings.add_set("protocol.name=ssp");
+  EXPECT_EQ(settings.where_set("protocol.name"), "--set protocol.name=ssp");
+  EXPECT_EQ(settings.where_set("run.name"), std::nullopt);
+}
+
 }  // namespace
 }  // namespace hetps::config
