@@ -5,6 +5,8 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include <map>
 #include <numeric>
 #include <set>
@@ -452,6 +454,18 @@ TEST(ReportTimeline, AChosenWindowIsEveryEntrysAndSaysSo) {
   EXPECT_THAT(text, HasSubstr("(the window chosen with --timeline-window)"));
   EXPECT_THAT(text, HasSubstr("The window shown is the one chosen with "
                               "<code>--timeline-window</code>."));
+}
+
+// A window so much longer than the run that no activity fills half a pixel column draws an
+// empty plot (gnuplot refuses a plot of key entries alone).
+TEST(ReportTimeline, AWindowFarLongerThanTheRunDrawsAnEmptyPlot) {
+  if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
+  const ScratchDirectory scratch;
+  const std::vector<RunRecord> runs = read_runs({fixture("compare-bsp-asp")});
+  const double longest = std::max(runs[0].summary.total_time, runs[2].summary.total_time);
+  build_report(runs, scratch.path(), {.timeline_window = TimelineWindow{0, 10'000 * longest}});
+  EXPECT_TRUE(fs::exists(scratch / "timeline-1.svg"));
+  EXPECT_TRUE(fs::exists(scratch / "timeline-2.svg"));
 }
 
 // A run that sampled its cycles: the page says which it shows; a window with nothing recorded
