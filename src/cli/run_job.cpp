@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 
 #include "checkpoint/checkpoint_error.h"
+#include "cli/directory_lock.h"
 #include "cli/run_files.h"
 #include "cli/shard_crashes.h"
 #include "cli/usage_error.h"
@@ -154,6 +155,7 @@ metrics::Summary resume_job(const config::Config& config, const std::filesystem:
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
                             const ResumePoint& point, const std::string& continue_with,
                             engine::RunListener& progress, const std::atomic<bool>& stop) {
+  const DirectoryLock lock(dir);  // before the log is cut back to the checkpoint
   engine::RunCheckpoints checkpoints;
   try {
     checkpoints.crashed_shards = crashed_shards(dir, config);

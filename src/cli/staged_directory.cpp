@@ -55,6 +55,7 @@ StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool r
   try {
     fs::remove_all(staging_);  // left by a killed run that had our pid
     fs::create_directories(staging_);
+    lock_.emplace(staging_);
   } catch (const fs::filesystem_error& error) {
     throw UsageError(fmt::format("--out {}: cannot create the output directory: {}",
                                  target_.string(), error.code().message()));
@@ -83,6 +84,7 @@ void StagedDirectory::check_target_replaceable() const {
           fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
     }
     if (!fs::is_directory(target_)) throw not_an_output(target_, kind_);
+    DirectoryLock::check_free(target_);
     // Replacing it would delete the directory the user works in (`--out . --force`).
     if (lies_within(fs::current_path(), target_)) {
       throw UsageError(fmt::format(

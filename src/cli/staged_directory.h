@@ -7,11 +7,14 @@
 //   out.commit();                                      // runs/bsp appears, complete
 //
 // A run that takes checkpoints commits at its first one, unfinished: from then on it must
-// outlive the process (a killed run is resumed from its directory), and it writes in place.
+// outlive the process (a killed run is resumed from its directory), and it writes in place,
+// holding the directory's lock (directory_lock.h) until the StagedDirectory ends.
 #pragma once
 
 #include <filesystem>
+#include <optional>
 
+#include "cli/directory_lock.h"
 #include "cli/output_kinds.h"
 
 namespace hetps::cli {
@@ -46,6 +49,7 @@ class StagedDirectory {
   std::filesystem::path target_;
   OutputKind kind_;
   std::filesystem::path staging_;
+  std::optional<DirectoryLock> lock_;  // on the staging directory, and the target once committed
   bool replace_;
   bool committed_ = false;
 };

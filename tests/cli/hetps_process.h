@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <thread>
@@ -69,12 +70,13 @@ inline size_t checkpoints_in(const std::filesystem::path& run) {
 }
 
 // Starts hetps on `args` with its output into `output`, waits until the run directory `run`
-// holds `checkpoints` checkpoints, then sends SIGINT; returns the exit status (-2: it ended
-// before). Waiting for a checkpoint, not for a time, puts the signal inside the run wherever the
-// machine's speed puts the checkpoint.
+// holds `checkpoints` checkpoints, calls `while_running` (if any), then sends SIGINT; returns the
+// exit status (-2: it ended before). Waiting for a checkpoint, not for a time, puts the signal
+// inside the run wherever the machine's speed puts the checkpoint.
 inline int interrupt_after_checkpoints(const std::vector<std::string>& args,
                                        const std::filesystem::path& run, size_t checkpoints,
-                                       const std::filesystem::path& output) {
+                                       const std::filesystem::path& output,
+                                       const std::function<void()>& while_running = {}) {
   std::vector<std::string> argv_strings = {HETPS_BINARY};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -93,6 +95,7 @@ inline int interrupt_after_checkpoints(const std::vector<std::string>& args,
     if (waitpid(pid, &status, WNOHANG) == pid) return -2;  // it ended before its checkpoints
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
+  if (while_running) while_running();
   kill(pid, SIGINT);
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -3;

@@ -120,6 +120,36 @@ TEST_F(ResumeTest, ACheckpointOfAnotherConfigIsRefused) {
   EXPECT_THAT(resumed.output, HasSubstr("was taken by a run with another config than"));
 }
 
+// A run directory is written by one process at a time: while a run goes on, another hetps
+// neither resumes it nor replaces it with --force; once it stopped, it resumes.
+TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
+  const ScratchDir scratch;
+  const auto run = scratch / "going";
+  const std::vector<std::string> endless = checkpointed_run(
+      {"train", "--quiet", "--out", run.string(), "--set", "train.max_samples=1000000000"});
+  Outcome resumed;
+  Outcome forced;
+  const int status = interrupt_after_checkpoints(endless, run, 1, scratch / "going.out", [&] {
+    resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+    std::vector<std::string> replacing = endless;
+    replacing.insert(replacing.begin() + 1, "--force");
+    forced = run_hetps(replacing);
+  });
+  ASSERT_EQ(status, 130) << read_file(scratch / "going.out");
+  const std::string in_use =
+      "hetps: " + run.string() + ": another hetps process is writing this run directory";
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr(in_use));
+  EXPECT_EQ(forced.exit_code, 2) << forced.output;
+  EXPECT_THAT(forced.output, HasSubstr(in_use));
+
+  const size_t before = testing::checkpoints_in(run);
+  EXPECT_EQ(interrupt_after_checkpoints({"train", "--quiet", "--resume", run.string()}, run,
+                                        before + 1, scratch / "resumed.out"),
+            130)
+      << read_file(scratch / "resumed.out");
+}
+
 // On threads real time does not repeat, so the resumed run is not the uninterrupted one bit for
 // bit; it spends the budget exactly as that run does, and its log goes on from the checkpoint's
 // time and version.
