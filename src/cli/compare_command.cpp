@@ -30,6 +30,7 @@
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
 #include "cli/compare_table.h"
+#include "cli/directory_lock.h"
 #include "cli/path_flags.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
@@ -179,7 +180,9 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
   }
   std::optional<StagedDirectory> staged;
   if (!point) {
-    // What a stopped run left holds no checkpoint to go on from: it runs again from the start.
+    // What a stopped run left holds no checkpoint to go on from: it runs again from the start,
+    // unless another process still writes it.
+    if (std::filesystem::exists(run_dir)) DirectoryLock::check_free(run_dir);
     std::filesystem::remove_all(run_dir);
     staged.emplace(run_dir, run_output(), /*replace=*/false);
   }

@@ -8,16 +8,12 @@
 #include <nlohmann/json.hpp>
 
 #include "config/toml_writer.h"
+#include "params/fnv1a.h"
 
 namespace hetps::cli {
 
 std::string config_hash(const config::Config& config) {
-  uint64_t hash = 1469598103934665603ull;  // FNV-1a: stable across builds, unlike std::hash
-  for (const char c : config::to_toml_text(config)) {
-    hash ^= static_cast<unsigned char>(c);
-    hash *= 1099511628211ull;
-  }
-  return fmt::format("{:016x}", hash);
+  return fmt::format("{:016x}", params::fnv1a(config::to_toml_text(config)));
 }
 
 std::optional<double> cached_final_accuracy(const std::filesystem::path& dir) {

@@ -7,6 +7,7 @@
 #include "checkpoint/checkpoint_error.h"
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/saved_integers.h"
+#include "cli/input_files.h"
 #include "config/toml_writer.h"
 
 namespace hetps::cli {
@@ -24,6 +25,7 @@ std::filesystem::path save_run_checkpoint(const std::filesystem::path& run_dir,
                                           double time, const nlohmann::json& engine_state) {
   return store_of(run_dir, config)
       .save({{"config", config::to_toml_text(config)},
+             {"inputs", input_file_digests(config)},
              {"time", time},
              {"log_bytes", log_bytes},
              {"engine", engine_state}});
@@ -46,6 +48,17 @@ ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config
         fmt::format("checkpoint {} was taken by a run with another config than {}: a checkpoint "
                     "resumes only the run that took it",
                     found.file.string(), (run_dir / "config.toml").string()));
+  }
+  // Checkpoints from before the digests were kept hold none: nothing to compare then.
+  if (found.state.contains("inputs")) {
+    const std::string changed =
+        changed_input_file(found.state.at("inputs"), input_file_digests(config));
+    if (!changed.empty()) {
+      throw checkpoint::CheckpointError(fmt::format(
+          "checkpoint {} was taken while {} held other contents than it holds now: a checkpoint "
+          "resumes only the run that took it; put back the file the run started with",
+          found.file.string(), changed));
+    }
   }
   ResumePoint point;
   point.file = found.file;

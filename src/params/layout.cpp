@@ -2,6 +2,9 @@
 
 #include <cstring>
 #include <stdexcept>
+#include <string_view>
+
+#include "params/fnv1a.h"
 
 namespace hetps::params {
 
@@ -31,13 +34,7 @@ std::vector<KeyRange> ParamLayout::shard_ranges(size_t shards) const {
 }
 
 uint64_t hash_parameters(std::span<const float> values) {
-  uint64_t hash = 1469598103934665603ull;
-  const auto* bytes = reinterpret_cast<const unsigned char*>(values.data());
-  for (size_t i = 0; i < values.size_bytes(); ++i) {
-    hash ^= bytes[i];
-    hash *= 1099511628211ull;
-  }
-  return hash;
+  return fnv1a(std::string_view(reinterpret_cast<const char*>(values.data()), values.size_bytes()));
 }
 
 }  // namespace hetps::params

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/hetps_process.h"
@@ -148,6 +149,32 @@ TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
                                         before + 1, scratch / "resumed.out"),
             130)
       << read_file(scratch / "resumed.out");
+}
+
+// A run depends on the files its config names (here cluster.trace), which config.toml does
+// not hold: a resume after one changed is refused, and goes on once it is put back.
+TEST(Resume, AChangedInputFileIsRefused) {
+  const ScratchDir scratch;
+  const auto trace = scratch / "trace.csv";
+  const auto write_trace = [&](const char* speed) {
+    std::ofstream(trace) << fmt::format("time,worker,speed\n0,0,{0}\n0,1,{0}\n", speed);
+  };
+  write_trace("1.0");
+  const auto run = scratch / "traced";
+  const int status =
+      interrupt_after_checkpoints(checkpointed_run({"train", "--quiet", "--out", run.string(),
+                                                    "--set", "cluster.trace=" + trace.string()}),
+                                  run, 1, scratch / "traced.out");
+  ASSERT_EQ(status, 130) << read_file(scratch / "traced.out");
+
+  write_trace("0.1");
+  const Outcome changed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_THAT(changed.output, HasSubstr("was taken while cluster.trace (" + trace.string() +
+                                        ") held other contents than it holds now"));
+  write_trace("1.0");
+  const Outcome restored = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(restored.exit_code, 0) << restored.output;
 }
 
 // On threads real time does not repeat, so the resumed run is not the uninterrupted one bit for

@@ -1,0 +1,49 @@
+#include "cli/input_files.h"
+
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "params/fnv1a.h"
+
+namespace hetps::cli {
+namespace {
+
+std::string digest_of(const std::string& file) {
+  std::ifstream in(file, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (!in.eof() && !in) return "unreadable";
+  return fmt::format("{:016x}", params::fnv1a(bytes));
+}
+
+}  // namespace
+
+nlohmann::json input_file_digests(const config::Config& config) {
+  nlohmann::json digests = nlohmann::json::object();
+  const auto add = [&](const std::string& setting, const std::string& file) {
+    if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", digest_of(file)}};
+  };
+  add("cluster.trace", config.cluster.trace);
+  for (const char* param : {"policy_file", "agent_file"}) {
+    const auto value = config.protocol.params.find(param);
+    if (value != config.protocol.params.end()) {
+      if (const auto* file = std::get_if<std::string>(&value->second)) {
+        add(fmt::format("protocol.{}", param), *file);
+      }
+    }
+  }
+  return digests;
+}
+
+std::string changed_input_file(const nlohmann::json& saved, const nlohmann::json& now) {
+  for (const auto& [setting, digest] : saved.items()) {
+    if (!now.contains(setting) || now.at(setting) != digest) {
+      return fmt::format("{} ({})", setting, digest.value("file", std::string("?")));
+    }
+  }
+  return "";
+}
+
+}  // namespace hetps::cli
