@@ -3,9 +3,11 @@
 #include <cctype>
 #include <sstream>
 #include <stdexcept>
+#include <system_error>
 
 #include <fmt/format.h>
 
+#include "cli/usage_error.h"
 #include "config/atomic_file.h"
 #include "config/toml_writer.h"
 
@@ -37,11 +39,15 @@ RunLog::RunLog(const std::filesystem::path& dir, uint64_t keep_bytes)
     : file_(dir / "log.jsonl"), bytes_(keep_bytes) {
   std::error_code error;
   const uint64_t size = std::filesystem::file_size(file_, error);
+  // A run directory damaged since the checkpoint: bad input, as a damaged checkpoint is.
   if (error || size < keep_bytes) {
-    throw std::runtime_error(fmt::format(
+    const std::string found = error == std::errc::no_such_file_or_directory ? "it is missing"
+                              : error ? fmt::format("it cannot be read: {}", error.message())
+                                      : fmt::format("it holds only {}", size);
+    throw UsageError(fmt::format(
         "cannot resume the run log {}: it should hold at least the {} bytes written before the "
         "checkpoint, but {}",
-        file_.string(), keep_bytes, error ? error.message() : fmt::format("holds only {}", size)));
+        file_.string(), keep_bytes, found));
   }
   std::filesystem::resize_file(file_, keep_bytes);
   out_.open(file_, std::ios::app);

@@ -217,6 +217,28 @@ TEST(Resume, AThreadsRunStoppedBySigintResumesToItsBudget) {
   EXPECT_GT(lines, lines_before) << "the resumed run appends to the log";
 }
 
+// A run log cut short or gone since the checkpoint is a damaged run directory: bad input, named.
+TEST(Resume, ADamagedRunLogIsRefusedByName) {
+  const ScratchDir scratch;
+  const auto run = scratch / "damaged";
+  ASSERT_EQ(
+      interrupt_after_checkpoints(checkpointed_run({"train", "--quiet", "--out", run.string()}),
+                                  run, 1, scratch / "damaged.out"),
+      130)
+      << read_file(scratch / "damaged.out");
+  const auto log = run / "log.jsonl";
+  std::filesystem::resize_file(log, 10);
+  const Outcome cut = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(cut.exit_code, 2) << cut.output;
+  EXPECT_THAT(cut.output, HasSubstr("hetps: cannot resume the run log " + log.string() +
+                                    ": it should hold at least the "));
+  EXPECT_THAT(cut.output, HasSubstr("bytes written before the checkpoint, but it holds only 10\n"));
+  std::filesystem::remove(log);
+  const Outcome gone = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(gone.exit_code, 2) << gone.output;
+  EXPECT_THAT(gone.output, HasSubstr("bytes written before the checkpoint, but it is missing\n"));
+}
+
 TEST(Resume, MisuseIsRefusedByName) {
   const ScratchDir scratch;
   const Outcome with_set =
