@@ -1,5 +1,6 @@
 // `hetps data fetch NAME [--dir DIR]`: downloads and converts a data set (see data/fetch.h).
 #include <algorithm>
+#include <filesystem>
 #include <iostream>
 #include <memory>
 
@@ -26,6 +27,11 @@ void fetch(const FetchFlags& flags) {
   if (std::find(names.begin(), names.end(), flags.name) == names.end()) {
     throw UsageError(fmt::format("data fetch: unknown data set \"{}\"; known: {}", flags.name,
                                  fmt::join(names, ", ")));
+  }
+  std::error_code ignored;
+  if (std::filesystem::exists(flags.dir, ignored) &&
+      !std::filesystem::is_directory(flags.dir, ignored)) {
+    throw UsageError(fmt::format("--dir {}: not a directory", flags.dir));
   }
   data::fetch_dataset(flags.name, flags.dir, std::cout);
 }

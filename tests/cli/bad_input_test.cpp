@@ -219,6 +219,14 @@ TEST(BadInput, UnknownDataSetToFetch) {
 }
 
 // The data a run reads is input the user named: exit status 2, the message naming the file.
+TEST(BadInput, DataDirectoryThatIsAFileIsNamed) {
+  const ScratchDir scratch;
+  const auto file = scratch / "file";
+  std::ofstream(file) << "not a directory";
+  expect_bad_input(run_hetps({"data", "fetch", "mnist", "--dir", file.string()}),
+                   "hetps: --dir " + file.string() + ": not a directory\n");
+}
+
 TEST(BadInput, MissingDataFilesAreNamed) {
   const ScratchDir scratch;
   const Outcome outcome =
