@@ -11,6 +11,7 @@
 #include "cli/usage_error.h"
 #include "config/atomic_file.h"
 #include "config/error.h"
+#include "config/json_fields.h"
 #include "config/resolve.h"
 #include "config/settings.h"
 #include "config/toml_writer.h"
@@ -65,23 +66,23 @@ ComparePlan read_compare_plan(const std::filesystem::path& dir) {
   };
   ComparePlan plan;
   try {
-    if (json.at("format") != kPlanFormat) {
-      throw refuse(fmt::format("format {}, but this hetps reads format {}",
-                               json.at("format").dump(), kPlanFormat));
-    }
-    for (size_t i = 0; i < json.at("runs").size(); ++i) {
-      const nlohmann::json& run = json.at("runs").at(i);
+    const config::JsonFields fields(file.string());
+    fields.check_object(json, "the plan", "a JSON object");
+    const nlohmann::json& format = fields.field(json, "format", "format");
+    if (format != kPlanFormat) fields.reject("format", fmt::format("{}", kPlanFormat), format);
+    const nlohmann::json& runs = fields.list(json, "runs", "runs", "a list of runs");
+    for (size_t i = 0; i < runs.size(); ++i) {
+      const std::string path = fmt::format("runs[{}]", i);
+      fields.check_object(runs[i], path);
       config::UserSettings settings;
-      settings.add_text(run.at("config").get<std::string>(),
-                        fmt::format("{}: runs[{}].config", file.string(), i));
+      settings.add_text(fields.text(runs[i], "config", path + ".config"),
+                        fmt::format("{}: {}.config", file.string(), path));
       plan.runs.push_back(planned_run(config::resolve(settings)));
     }
     if (json.contains("timeline_window")) {
       plan.report.timeline_window =
-          report::parse_timeline_window(json.at("timeline_window").get<std::string>());
+          report::parse_timeline_window(fields.text(json, "timeline_window", "timeline_window"));
     }
-  } catch (const nlohmann::json::exception& error) {
-    throw refuse(error.what());
   } catch (const config::ConfigError& error) {
     throw UsageError(error.what());
   } catch (const UsageError&) {

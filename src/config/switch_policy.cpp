@@ -8,6 +8,7 @@
 
 #include "config/atomic_file.h"
 #include "config/error.h"
+#include "config/json_fields.h"
 
 namespace hetps::config {
 namespace {
@@ -15,51 +16,8 @@ namespace {
 constexpr const char* kFormat = "hetps-sync-switch-policy";
 constexpr int kVersion = 1;
 
-// Reads the fields of one policy file, each rejection naming the file and the field's path.
-class PolicyReader {
- public:
-  explicit PolicyReader(std::string file) : file_(std::move(file)) {}
-
-  const nlohmann::json& field(const nlohmann::json& object, const std::string& key,
-                              const std::string& path) const {
-    const auto found = object.find(key);
-    if (found == object.end()) throw ConfigError(fmt::format("{}: {} is missing", file_, path));
-    return *found;
-  }
-
-  // A number in [min, max], or in (min, max] when `open_min`.
-  double number(const nlohmann::json& object, const std::string& key, const std::string& path,
-                double min, double max, bool open_min = false) const {
-    const nlohmann::json& value = field(object, key, path);
-    const bool in_range = value.is_number() &&
-                          (open_min ? value.get<double>() > min : value.get<double>() >= min) &&
-                          value.get<double>() <= max;
-    if (!in_range) {
-      reject(path, fmt::format("a number in {}{}, {}]", open_min ? "(" : "[", min, max), value);
-    }
-    return value.get<double>();
-  }
-
-  std::string text(const nlohmann::json& object, const std::string& key,
-                   const std::string& path) const {
-    const nlohmann::json& value = field(object, key, path);
-    if (!value.is_string()) reject(path, "a string", value);
-    return value.get<std::string>();
-  }
-
-  [[noreturn]] void reject(const std::string& path, const std::string& allowed,
-                           const nlohmann::json& given) const {
-    throw ConfigError(fmt::format("{}: {} must be {}, got {}", file_, path, allowed, given.dump()));
-  }
-
-  const std::string& file() const { return file_; }
-
- private:
-  std::string file_;
-};
-
-void check_header(const PolicyReader& reader, const nlohmann::json& json) {
-  if (!json.is_object()) reader.reject("the policy", "a JSON object", json);
+void check_header(const JsonFields& reader, const nlohmann::json& json) {
+  reader.check_object(json, "the policy", "a JSON object");
   if (reader.text(json, "format", "format") != kFormat) {
     reader.reject("format", fmt::format("\"{}\"", kFormat), json.at("format"));
   }
@@ -67,14 +25,12 @@ void check_header(const PolicyReader& reader, const nlohmann::json& json) {
   if (version != kVersion) reader.reject("version", fmt::format("{}", kVersion), version);
 }
 
-std::vector<PolicyCandidate> read_candidates(const PolicyReader& reader,
-                                             const nlohmann::json& json) {
-  const nlohmann::json& list = reader.field(json, "candidates", "candidates");
-  if (!list.is_array()) reader.reject("candidates", "a list", list);
+std::vector<PolicyCandidate> read_candidates(const JsonFields& reader, const nlohmann::json& json) {
+  const nlohmann::json& list = reader.list(json, "candidates", "candidates", "a list");
   std::vector<PolicyCandidate> candidates;
   for (size_t i = 0; i < list.size(); ++i) {
     const std::string path = fmt::format("candidates[{}]", i);
-    if (!list[i].is_object()) reader.reject(path, "an object", list[i]);
+    reader.check_object(list[i], path);
     candidates.push_back(
         {reader.number(list[i], "bsp_fraction", path + ".bsp_fraction", 0, 1, true),
          reader.number(list[i], "accuracy", path + ".accuracy", 0, 1),
@@ -104,7 +60,7 @@ nlohmann::json to_json(const SwitchPolicy& policy) {
 }
 
 SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::string& file) {
-  const PolicyReader reader(file);
+  const JsonFields reader(file);
   check_header(reader, json);
   SwitchPolicy policy;
   policy.chosen = reader.number(json, "chosen", "chosen", 0, 1, true);

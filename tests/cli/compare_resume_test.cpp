@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -19,6 +21,7 @@ namespace hetps::cli {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
@@ -109,7 +112,24 @@ TEST(CompareResume, ABrokenPlanIsNamedWithWhatIsWrong) {
   std::ofstream(out / kComparePlanFile) << R"({"format": 7, "runs": []})";
   outcome = run_hetps({"compare", "--resume", out.string()});
   EXPECT_EQ(outcome.exit_code, 2);
-  EXPECT_THAT(outcome.output, HasSubstr("format 7, but this hetps reads format 1"));
+  EXPECT_THAT(outcome.output,
+              HasSubstr((out / kComparePlanFile).string() + ": format must be 1, got 7"));
+
+  // Its structure edited: each field is named with what it must be, never a library's text.
+  const std::string plan = (out / kComparePlanFile).string();
+  for (const auto& [text, message] : std::vector<std::pair<std::string, std::string>>{
+           {R"({"format": 1, "runs": [{}]})", plan + ": runs[0].config is missing"},
+           {R"({"format": 1, "runs": [{"config": 7}]})",
+            plan + ": runs[0].config must be a string, got 7"},
+           {R"({"format": 1, "runs": {}})", plan + ": runs must be a list of runs, got {}"},
+           {R"({"format": "1", "runs": []})", plan + ": format must be 1, got \"1\""},
+           {R"([1])", plan + ": the plan must be a JSON object, got [1]"}}) {
+    std::ofstream(out / kComparePlanFile) << text;
+    outcome = run_hetps({"compare", "--resume", out.string()});
+    EXPECT_EQ(outcome.exit_code, 2) << text;
+    EXPECT_THAT(outcome.output, HasSubstr(message)) << text;
+    EXPECT_THAT(outcome.output, Not(HasSubstr("json.exception"))) << text;
+  }
 }
 
 // The plan keeps the report's window; a run's directory follows from its config (whose run name
