@@ -1,8 +1,10 @@
 #include "config/resolve.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "cluster/validate.h"
 #include "config/error.h"
@@ -27,7 +29,22 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
     }
     params[name] = param.value;
   }
-  return protocol::complete_params(info, params);
+  const ProtocolParams complete = protocol::complete_params(info, params);
+  // A value that would do nothing is refused; the default is not, as a run's own config.toml,
+  // which holds every parameter, must read back.
+  for (const auto& [name, param] : given) {
+    const protocol::ParamSpec* spec = info.find_param(name);
+    if (spec == nullptr || !spec->only_with || param.value == spec->default_value) continue;
+    const auto& [other, values] = *spec->only_with;
+    const std::string& actual = std::get<std::string>(complete.at(other));
+    if (std::find(values.begin(), values.end(), actual) == values.end()) {
+      throw ConfigError(fmt::format(
+          "{}: protocol.{} acts only with protocol.{} = \"{}\"; protocol.{} is \"{}\", so it would "
+          "do nothing",
+          param.where, name, other, fmt::join(values, "\" or \""), other, actual));
+    }
+  }
+  return complete;
 }
 
 }  // namespace

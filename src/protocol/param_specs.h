@@ -26,6 +26,12 @@ inline ParamSpec text_param(std::string name, std::string help) {
   return ParamSpec{std::move(name), std::string(), std::move(help), 0, 0, false, {}, true};
 }
 
+// `spec`, acting only while the word parameter `param` has one of `values`.
+inline ParamSpec only_with(ParamSpec spec, std::string param, std::vector<std::string> values) {
+  spec.only_with = ParamSpec::Condition{std::move(param), std::move(values)};
+  return spec;
+}
+
 inline double number(const config::ProtocolParams& params, const std::string& name) {
   return std::get<double>(params.at(name));
 }

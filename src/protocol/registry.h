@@ -24,6 +24,14 @@ struct ParamSpec {
   std::vector<std::string> choices;
   // Text: any string, such as a file path (`default_value` a string; range and choices unused).
   bool text = false;
+  // A parameter that acts only while a word parameter has one of some values (DBSCAN's radius
+  // with grouping = "dbscan"): a value other than the default given otherwise is refused, since
+  // it would do nothing (config::resolve).
+  struct Condition {
+    std::string param;
+    std::vector<std::string> values;
+  };
+  std::optional<Condition> only_with = std::nullopt;
 };
 
 struct ProtocolInfo {

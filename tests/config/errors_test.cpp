@@ -327,6 +327,35 @@ TEST(ConfigErrors, UnreadableFileIsNamed) {
   }
 }
 
+// A protocol parameter that acts only in another parameter's mode is refused outside it, unless
+// it keeps its default (a run's config.toml holds every parameter and must read back).
+TEST(ConfigErrors, AParameterThatWouldDoNothingIsRefused) {
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.straggler_factor=2"}),
+            "--set protocol.straggler_factor=2: protocol.straggler_factor acts only with "
+            "protocol.online = \"greedy\" or \"elastic\"; protocol.online is \"none\", so it would "
+            "do nothing");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.online=greedy",
+                           "protocol.expected_episode_s=3"}),
+            "--set protocol.expected_episode_s=3: protocol.expected_episode_s acts only with "
+            "protocol.online = \"elastic\"; protocol.online is \"greedy\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"protocol.name=petrel", "protocol.dbscan_min_points=3"}),
+            "--set protocol.dbscan_min_points=3: protocol.dbscan_min_points acts only with "
+            "protocol.grouping = \"dbscan\"; protocol.grouping is \"kmeans\", so it would do "
+            "nothing");
+  EXPECT_EQ(resolve_error(
+                {"protocol.name=ashl", "protocol.compression=off", "protocol.error_feedback=off"}),
+            "--set protocol.error_feedback=off: protocol.error_feedback acts only with "
+            "protocol.compression = \"on\"; protocol.compression is \"off\", so it would do "
+            "nothing");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.straggler_factor=1.5"}), "");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.online=elastic",
+                           "protocol.straggler_factor=2", "protocol.expected_episode_s=3"}),
+            "");
+  EXPECT_EQ(resolve_error(
+                {"protocol.name=petrel", "protocol.grouping=dbscan", "protocol.dbscan_eps=0.5"}),
+            "");
+}
+
 TEST(ConfigErrors, MalformedSetFlags) {
   UserSettings settings;
   EXPECT_THROW(
