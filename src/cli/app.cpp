@@ -2,8 +2,11 @@
 #include <iostream>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
+#include <fmt/format.h>
 #include <fmt/ostream.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
 #include "cli/commands.h"
@@ -25,6 +28,19 @@ constexpr int kBadInput = 2;
 constexpr int kShardCrashed = 3;
 constexpr int kInterrupted = 130;  // 128 + SIGINT, what shells report for Ctrl-C
 
+// CLI11 reads an unknown first word as a missing sub-command ("A subcommand is required"):
+// it is named instead, with the commands there are.
+void refuse_unknown_command(const CLI::App& app, int argc, char** argv) {
+  if (argc < 2 || argv[1][0] == '-') return;
+  std::vector<std::string> names;
+  for (const CLI::App* command : app.get_subcommands([](const CLI::App*) { return true; })) {
+    if (command->check_name(argv[1])) return;
+    names.push_back(command->get_name());
+  }
+  throw UsageError(fmt::format("unknown command \"{}\"; the commands are {} (hetps --help)",
+                               argv[1], fmt::join(names, ", ")));
+}
+
 }  // namespace
 
 int main_entry(int argc, char** argv) {
@@ -45,6 +61,7 @@ int main_entry(int argc, char** argv) {
   add_data_command(app);
   add_protocols_command(app);
   try {
+    refuse_unknown_command(app, argc, argv);
     app.parse(argc, argv);
     return 0;
   } catch (const CLI::Success& done) {  // --help, --version

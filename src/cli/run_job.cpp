@@ -75,7 +75,7 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
 }
 
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
-                         engine::RunListener& progress) {
+                         engine::RunListener& progress, const std::atomic<bool>& stop) {
   if (config.run.checkpoint_interval > 0) {
     throw UsageError(
         "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` and `hetps "
@@ -85,8 +85,12 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
   write_config(dir, config);
   RunLog log(dir);
   BothListeners listeners(log, progress);
+  // The engine watches `stop` only where it hands out checkpoints: this run keeps none.
+  engine::RunCheckpoints stoppable;
+  stoppable.save = [](const nlohmann::json&, double) {};
+  stoppable.stop = &stop;
   try {
-    const metrics::Summary summary = train_job(config, listeners);
+    const metrics::Summary summary = train_job(config, listeners, stoppable);
     write_summary(dir, summary);
     return summary;
   } catch (const engine::ShardCrashed& crash) {

@@ -24,13 +24,14 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
                            const engine::RunCheckpoints& checkpoints = {});
 
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
-// log.jsonl and summary.json into `dir`. Evaluations also go to `progress`. Throws UsageError
+// log.jsonl and summary.json into `dir`, until its end or `stop` (then engine::Interrupted,
+// and no checkpoint is kept). Evaluations also go to `progress`. Throws UsageError
 // (bad input) with the data::DataError's message for a missing or corrupt data file or
 // `cluster.trace`, and for a `run.checkpoint_interval` above 0: it takes no checkpoints (the
 // runs of `hetps tune`). An injected shard crash ends it with engine::ShardCrashed saying that
 // the run is lost (shard_crashes.h).
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
-                         engine::RunListener& progress);
+                         engine::RunListener& progress, const std::atomic<bool>& stop);
 
 // run_job into a staged run directory, with checkpoints (`run.checkpoint_interval`, and when
 // `stop` is set: engine::Interrupted then ends the job) in `<run dir>/checkpoints`. The

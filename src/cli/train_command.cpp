@@ -85,7 +85,10 @@ config::Config config_to_resume(const RunFlags& flags) {
   }
   const std::filesystem::path dir = flags.resume;
   if (!std::filesystem::is_directory(dir)) {
-    throw UsageError(fmt::format("--resume {}: no such directory", dir.string()));
+    throw UsageError(fmt::format("--resume {}: {}", dir.string(),
+                                 std::filesystem::exists(dir)
+                                     ? "not a directory; expected a run directory"
+                                     : "no such directory"));
   }
   if (!std::filesystem::exists(dir / "config.toml")) {
     throw UsageError(

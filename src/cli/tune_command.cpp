@@ -7,6 +7,7 @@
 // (config/switch_policy.h; default <runs>/policy.json) that `train` takes as
 // `protocol.policy_file`, and prints the chosen x and the runs (with --quiet too).
 // `hetps tune petrel` is in tune_petrel.h.
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
@@ -25,10 +26,12 @@
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
 #include "cli/staged_directory.h"
+#include "cli/stop_signals.h"
 #include "cli/tune_petrel.h"
 #include "cli/usage_error.h"
 #include "config/resolve.h"
 #include "config/switch_policy.h"
+#include "engine/run_checkpoints.h"
 #include "protocol/switch_search.h"
 
 namespace hetps::cli {
@@ -71,8 +74,10 @@ struct SearchRun {
 // in the cache, and keeps the runs in the order asked (BSP's first, as the search asks).
 class SearchRuns {
  public:
-  SearchRuns(const TuneFlags& flags, config::UserSettings user, int most_runs)
-      : flags_(flags), user_(std::move(user)), most_runs_(most_runs) {}
+  // `stop` (SIGINT, SIGTERM) ends the run going on, which is discarded, with engine::Interrupted.
+  SearchRuns(const TuneFlags& flags, config::UserSettings user, int most_runs,
+             const std::atomic<bool>& stop)
+      : flags_(flags), user_(std::move(user)), most_runs_(most_runs), stop_(stop) {}
 
   // The run's final test accuracy: summary.json's `final_accuracy`, the last evaluation's.
   double final_accuracy(double x) {
@@ -100,7 +105,7 @@ class SearchRuns {
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
     StagedDirectory staged(directory, run_output(), /*replace=*/true);
     ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
-    const double accuracy = run_job(config, staged.path(), progress).final_accuracy;
+    const double accuracy = run_job(config, staged.path(), progress, stop_).final_accuracy;
     progress.finish();
     staged.commit();
     return accuracy;
@@ -109,6 +114,7 @@ class SearchRuns {
   const TuneFlags& flags_;
   config::UserSettings user_;
   int most_runs_;
+  const std::atomic<bool>& stop_;
   std::vector<SearchRun> runs_;
 };
 
@@ -161,9 +167,18 @@ void tune_sync_switch(const TuneFlags& flags) {
   });
   protocol::SwitchSearchOptions options;
   options.tolerance = flags.tolerance;
-  SearchRuns runs(flags, user, most_runs(options));
-  const protocol::SwitchSearchResult result =
-      protocol::search_switch_point([&](double x) { return runs.final_accuracy(x); }, options);
+  const StopSignals signals;
+  SearchRuns runs(flags, user, most_runs(options), signals.requested());
+  protocol::SwitchSearchResult result;
+  try {
+    result =
+        protocol::search_switch_point([&](double x) { return runs.final_accuracy(x); }, options);
+  } catch (const engine::Interrupted&) {
+    throw RunInterrupted(fmt::format(
+        "stopped by {}; the run that was going on is discarded, the candidates that finished stay "
+        "in {} and the same command goes on from them",
+        signals.signal_name(), flags.runs));
+  }
 
   const config::SwitchPolicy policy = policy_of(result, runs.runs(), bsp.seed);
   config::write_switch_policy(out, policy);

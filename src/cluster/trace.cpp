@@ -2,9 +2,11 @@
 
 #include <charconv>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string_view>
+#include <type_traits>
 
 #include <fmt/format.h>
 
@@ -46,7 +48,8 @@ class TraceLine {
     Number value{};
     auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
     if (error != std::errc() || end != field.data() + field.size() || field.empty()) {
-      fail(fmt::format("{} '{}' is not a number", column, field));
+      fail(fmt::format("{} '{}' is not {}", column, field,
+                       std::is_integral_v<Number> ? "an integer" : "a number"));
     }
     return value;
   }
@@ -59,6 +62,11 @@ class TraceLine {
 }  // namespace
 
 std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(path, ignored)) {
+    throw data::DataError(
+        fmt::format("cluster.trace '{}': a directory; expected a CSV file", path));
+  }
   std::ifstream file(path);
   if (!file) throw data::DataError(fmt::format("cluster.trace '{}': cannot open the file", path));
 

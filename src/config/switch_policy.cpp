@@ -76,6 +76,11 @@ SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::stri
 }
 
 SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
+  std::error_code ignored;
+  if (std::filesystem::is_directory(file, ignored)) {
+    throw ConfigError(
+        fmt::format("cannot read policy file {}: a directory; expected a file", file.string()));
+  }
   std::ifstream in(file);
   if (!in) {
     throw ConfigError(fmt::format("cannot read policy file {}: {}", file.string(),

@@ -265,6 +265,7 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
   const auto refuse = [&](const std::string& why) {
     return std::invalid_argument(fmt::format("agent file {}: {}", file.string(), why));
   };
+  if (std::filesystem::is_directory(file)) throw refuse("a directory; expected an agent file");
   if (!std::filesystem::is_regular_file(file)) throw refuse("no such file");
   try {
     return read();

@@ -45,6 +45,12 @@ TEST(BadInput, UnknownFlag) {
 
 TEST(BadInput, MissingSubCommand) { expect_bad_input(run_hetps({}), "A subcommand is required"); }
 
+TEST(BadInput, UnknownCommandIsNamed) {
+  expect_bad_input(run_hetps({"frobnicate"}),
+                   "hetps: unknown command \"frobnicate\"; the commands are train, compare, "
+                   "report, tune, data, protocols (hetps --help)\n");
+}
+
 TEST(BadInput, SetWithoutEquals) {
   expect_bad_input(train_with({"train.lr"}),
                    "hetps: --set train.lr: expected KEY=VALUE, e.g. --set train.lr=0.1\n");

@@ -69,14 +69,11 @@ inline size_t checkpoints_in(const std::filesystem::path& run) {
   return count;
 }
 
-// Starts hetps on `args` with its output into `output`, waits until the run directory `run`
-// holds `checkpoints` checkpoints, calls `while_running` (if any), then sends SIGINT; returns the
-// exit status (-2: it ended before). Waiting for a checkpoint, not for a time, puts the signal
-// inside the run wherever the machine's speed puts the checkpoint.
-inline int interrupt_after_checkpoints(const std::vector<std::string>& args,
-                                       const std::filesystem::path& run, size_t checkpoints,
-                                       const std::filesystem::path& output,
-                                       const std::function<void()>& while_running = {}) {
+// Starts hetps on `args` with its output into `output`, waits until `ready()` holds, calls
+// `while_running` (if any), then sends SIGINT; returns the exit status (-2: it ended before).
+inline int interrupt_when(const std::vector<std::string>& args, const std::function<bool()>& ready,
+                          const std::filesystem::path& output,
+                          const std::function<void()>& while_running = {}) {
   std::vector<std::string> argv_strings = {HETPS_BINARY};
   argv_strings.insert(argv_strings.end(), args.begin(), args.end());
   std::vector<char*> argv;
@@ -91,14 +88,25 @@ inline int interrupt_after_checkpoints(const std::vector<std::string>& args,
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return -1;
   int status = 0;
-  while (checkpoints_in(run) < checkpoints) {
-    if (waitpid(pid, &status, WNOHANG) == pid) return -2;  // it ended before its checkpoints
+  while (!ready()) {
+    if (waitpid(pid, &status, WNOHANG) == pid) return -2;  // it ended before
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   if (while_running) while_running();
   kill(pid, SIGINT);
   waitpid(pid, &status, 0);
   return WIFEXITED(status) ? WEXITSTATUS(status) : -3;
+}
+
+// interrupt_when the run directory `run` holds `checkpoints` checkpoints. Waiting for a
+// checkpoint, not for a time, puts the signal inside the run wherever the machine's speed puts
+// the checkpoint.
+inline int interrupt_after_checkpoints(const std::vector<std::string>& args,
+                                       const std::filesystem::path& run, size_t checkpoints,
+                                       const std::filesystem::path& output,
+                                       const std::function<void()>& while_running = {}) {
+  return interrupt_when(
+      args, [&] { return checkpoints_in(run) >= checkpoints; }, output, while_running);
 }
 
 using ::hetps::testing::ScratchDir;

@@ -199,6 +199,26 @@ TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
+// SIGINT stops the search: the run going on is discarded with its staging directory, so that
+// --runs holds finished runs only, which the same command reuses (the cache test above).
+TEST(Tune, SigintStopsTheSearchLeavingNoUnfinishedRun) {
+  const ScratchDir scratch;
+  const fs::path runs = scratch / "runs";
+  std::vector<std::string> endless = search_args(scratch);
+  endless.insert(endless.end(), {"--set", "train.max_samples=1000000000"});
+  const auto a_run_started = [&] {
+    std::error_code none_yet;
+    return fs::directory_iterator(runs, none_yet) != fs::directory_iterator();
+  };
+  const int status = testing::interrupt_when(endless, a_run_started, scratch / "tune.out");
+  ASSERT_EQ(status, 130) << read_file(scratch / "tune.out");
+  EXPECT_THAT(read_file(scratch / "tune.out"),
+              HasSubstr("hetps: stopped by SIGINT; the run that was going on is discarded, the "
+                        "candidates that finished stay in " +
+                        runs.string() + " and the same command goes on from them\n"));
+  EXPECT_TRUE(fs::is_empty(runs));
+}
+
 TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;

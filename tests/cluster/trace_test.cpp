@@ -88,6 +88,16 @@ TEST(TraceErrors, MissingFileIsNamed) {
   }
 }
 
+TEST(TraceErrors, ADirectoryIsNamedAsOne) {
+  const std::string directory = ::testing::TempDir();
+  try {
+    read_trace(directory, 2);
+    FAIL() << "no error for a directory";
+  } catch (const data::DataError& error) {
+    EXPECT_EQ(error.what(), "cluster.trace '" + directory + "': a directory; expected a CSV file");
+  }
+}
+
 TEST(TraceErrors, MessagesNameFileLineAndProblem) {
   struct Case {
     std::string csv;
@@ -98,7 +108,7 @@ TEST(TraceErrors, MessagesNameFileLineAndProblem) {
       {"t,w,s\n", "line 1: the header is 't,w,s'; expected 'time,worker,speed'"},
       {"time,worker,speed\n0,1\n", "line 2: 2 fields; expected 3 (time,worker,speed)"},
       {"time,worker,speed\n0,0,1\nsoon,0,1\n", "line 3: time 'soon' is not a number"},
-      {"time,worker,speed\n0,1.5,1\n", "line 2: worker '1.5' is not a number"},
+      {"time,worker,speed\n0,1.5,1\n", "line 2: worker '1.5' is not an integer"},
       {"time,worker,speed\n0,1,\n", "line 2: speed '' is not a number"},
       {"time,worker,speed\n-1,0,1\n", "line 2: time -1 must be a finite number >= 0"},
       {"time,worker,speed\n0,0,0\n", "line 2: speed 0 must be a finite number > 0"},

@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -89,6 +90,17 @@ TEST(SwitchPolicy, MissingFileIsNamed) {
   const PolicyFile file;
   EXPECT_EQ(file.read_error(),
             "cannot read policy file " + file.path_text() + ": No such file or directory");
+}
+
+TEST(SwitchPolicy, ADirectoryIsNamedAsOne) {
+  const std::filesystem::path directory = ::testing::TempDir();
+  try {
+    read_switch_policy(directory);
+    FAIL() << "a directory read as a policy file";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.what(),
+              "cannot read policy file " + directory.string() + ": a directory; expected a file");
+  }
 }
 
 TEST(SwitchPolicy, InvalidJsonIsNamed) {

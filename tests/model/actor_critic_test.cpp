@@ -156,6 +156,13 @@ TEST(AgentFileTest, BadFilesAreNamed) {
     EXPECT_THAT(error.what(),
                 HasSubstr("agent file " + missing.path().string() + ": no such file"));
   }
+  const std::filesystem::path directory = ::testing::TempDir();
+  try {
+    load_agent_file(directory);
+    FAIL() << "a directory loaded";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr(": a directory; expected an agent file"));
+  }
   const ScratchFile garbage("garbage.pt");
   std::ofstream(garbage.path()) << "not a network";
   try {
