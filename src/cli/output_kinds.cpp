@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <exception>
 #include <set>
 #include <string_view>
 
@@ -83,7 +84,7 @@ OutputKind report_output() {
 }
 
 void check_output_file(const fs::path& file, std::string_view what,
-                       const std::function<bool(const fs::path&)>& is_earlier) {
+                       const std::function<void(const fs::path&)>& read_earlier) {
   std::error_code error;
   const fs::file_status status = fs::status(file, error);
   if (!fs::exists(status)) return;
@@ -91,7 +92,9 @@ void check_output_file(const fs::path& file, std::string_view what,
     throw UsageError(
         fmt::format("--out {}: a directory; expected the name of {}", file.string(), what));
   }
-  if (!is_earlier(file)) {
+  try {
+    read_earlier(file);
+  } catch (const std::exception&) {
     throw UsageError(
         fmt::format("--out {}: the file exists and is not {}; remove it yourself or "
                     "choose another --out",

@@ -30,9 +30,9 @@ OutputKind report_output();
 
 // Before any work, for a command that writes one file (`--out FILE`, holding `what`, e.g. "a
 // policy file"): throws UsageError when `file` is a directory, or an existing file that
-// `is_earlier` does not read as an earlier output of the command (a file of the user's, which
-// must not be overwritten).
+// `read_earlier` refuses (throws on) as an earlier output of the command: a file of the
+// user's, which must not be overwritten.
 void check_output_file(const std::filesystem::path& file, std::string_view what,
-                       const std::function<bool(const std::filesystem::path&)>& is_earlier);
+                       const std::function<void(const std::filesystem::path&)>& read_earlier);
 
 }  // namespace hetps::cli

@@ -21,23 +21,34 @@
 namespace hetps::testing {
 namespace {
 
+// The job's ranks as one server and the rest workers, on communicators of their own.
+class WorkerEndpointTest : public ::testing::Test {
+ protected:
+  static config::ClusterConfig one_server() {
+    config::ClusterConfig cluster;
+    cluster.workers = mpi::world_size() - cluster.servers;
+    return cluster;
+  }
+
+  const mpi::Communicator comm_{kPatient};
+  const mpi::Communicator slice_comm_{kPatient};
+  const mpi::RankLayout layout_{one_server(), comm_.get(), kPatient};
+};
+
 // The end of a run waits for every other worker's kEndOfRun, and only there the server's stall
 // inspector no longer watches. A worker rank that left before the run (its start barrier gave
 // up while the others' passed) never sends one: the worker that ends the run names it and
 // gives up after run.stall_timeout_s instead of waiting for good.
-TEST(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
-  config::ClusterConfig cluster;
-  cluster.workers = mpi::world_size() - cluster.servers;
-  const mpi::Communicator comm(kPatient);
-  const mpi::Communicator slice_comm(kPatient);
-  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+TEST_F(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
+  const mpi::RankLayout& layout = layout_;
   const int ending_rank = layout.worker_rank(0);
   if (layout.rank() == layout.server_rank()) {
-    MPI_Request stop = mpi::post_signal(ending_rank, mpi::kStop, comm.get());
+    MPI_Request stop = mpi::post_signal(ending_rank, mpi::kStop, comm_.get());
     mpi::wait_for(stop);
   } else if (layout.rank() == ending_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, kPatient);
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
+                                 kPatient);
     std::vector<int> absent;
     for (int worker = 1; worker < layout.workers(); ++worker) absent.push_back(worker);
     try {
@@ -51,27 +62,24 @@ TEST(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
   }
   meet_everyone();  // the absent workers take their ends only once worker 0 gave up
   if (!layout.is_server() && layout.rank() != ending_rank) {
-    mpi::take_signal(ending_rank, mpi::kEndOfRun, comm.get());
+    mpi::take_signal(ending_rank, mpi::kEndOfRun, comm_.get());
   }
 }
 
 // A reply header with values no server sends (here more members than the run has other
 // workers) ends the worker's run naming the server's rank, before any of it is used.
-TEST(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
-  config::ClusterConfig cluster;
-  cluster.workers = mpi::world_size() - cluster.servers;
-  const mpi::Communicator comm(kPatient);
-  const mpi::Communicator slice_comm(kPatient);
-  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+TEST_F(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
+  const mpi::RankLayout& layout = layout_;
   const int worker_rank = layout.worker_rank(0);
   mpi::ReplyHeader header;
   header.members = 99;
   if (layout.rank() == layout.server_rank()) {
-    MPI_Request reply = mpi::post_header(header, worker_rank, mpi::kReplyHeader, comm.get());
+    MPI_Request reply = mpi::post_header(header, worker_rank, mpi::kReplyHeader, comm_.get());
     mpi::wait_for(reply);
   } else if (layout.rank() == worker_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, kPatient);
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
+                                 kPatient);
     try {
       endpoint.receive(clock.now() + kPatient);
       ADD_FAILURE() << "a reply with 99 members was taken";
@@ -89,15 +97,11 @@ TEST(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
 // Rank 0 answers a waiting worker, or its stall inspector ends the run, within
 // run.stall_timeout_s: a worker that hears nothing from it for twice that takes it for hung
 // (a stopped process, a frozen host) and ends the job naming it, instead of waiting for good.
-TEST(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
-  config::ClusterConfig cluster;
-  cluster.workers = mpi::world_size() - cluster.servers;
-  const mpi::Communicator comm(kPatient);
-  const mpi::Communicator slice_comm(kPatient);
-  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+TEST_F(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
+  const mpi::RankLayout& layout = layout_;
   if (layout.rank() == layout.worker_rank(0)) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock, 0.05);
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock, 0.05);
     try {
       endpoint.receive(clock.now() + kPatient);
       ADD_FAILURE() << "a reply came from a server that sent none";
@@ -114,26 +118,22 @@ TEST(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
 
 // While rank 0 evaluates, its clock stands still, and so does the worker's patience: a pause
 // longer than twice the stall timeout in real time is not taken for a hang.
-TEST(WorkerEndpointTest, AServerThatEvaluatesIsNotTakenForHung) {
-  config::ClusterConfig cluster;
-  cluster.workers = mpi::world_size() - cluster.servers;
-  const mpi::Communicator comm(kPatient);
-  const mpi::Communicator slice_comm(kPatient);
-  const mpi::RankLayout layout(cluster, comm.get(), kPatient);
+TEST_F(WorkerEndpointTest, AServerThatEvaluatesIsNotTakenForHung) {
+  const mpi::RankLayout& layout = layout_;
   const int worker_rank = layout.worker_rank(0);
   constexpr double kStallTimeout = 0.05;
   if (layout.rank() == layout.server_rank()) {
     mpi::RunClock clock;
     clock.stand_still();
     const mpi::RunClock::State standing = clock.state();
-    MPI_Request pause = mpi::post_header(standing, worker_rank, mpi::kClock, comm.get());
+    MPI_Request pause = mpi::post_header(standing, worker_rank, mpi::kClock, comm_.get());
     mpi::wait_for(pause);
     std::this_thread::sleep_for(std::chrono::duration<double>(6 * kStallTimeout));
-    MPI_Request stop = mpi::post_signal(worker_rank, mpi::kStop, comm.get());
+    MPI_Request stop = mpi::post_signal(worker_rank, mpi::kStop, comm_.get());
     mpi::wait_for(stop);
   } else if (layout.rank() == worker_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, {{0, 10}}, clock,
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
                                  kStallTimeout);
     EXPECT_EQ(endpoint.receive(clock.now() + kPatient), std::nullopt);
     EXPECT_TRUE(endpoint.run_over());
