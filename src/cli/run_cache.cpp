@@ -7,13 +7,17 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/input_files.h"
 #include "config/toml_writer.h"
 #include "params/fnv1a.h"
 
 namespace hetps::cli {
 
 std::string config_hash(const config::Config& config) {
-  return fmt::format("{:016x}", params::fnv1a(config::to_toml_text(config)));
+  uint64_t hash = params::fnv1a(config::to_toml_text(config));
+  const nlohmann::json inputs = input_file_digests(config);
+  if (!inputs.empty()) hash = params::fnv1a(inputs.dump(), hash);
+  return fmt::format("{:016x}", hash);
 }
 
 std::optional<double> cached_final_accuracy(const std::filesystem::path& dir) {

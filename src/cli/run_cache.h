@@ -12,8 +12,9 @@ namespace hetps::cli {
 
 // 16 hex digits of a 64-bit FNV-1a hash of the config's canonical text (config::to_toml_text:
 // every key of the whole resolved config, seed and protocol parameters included, in a fixed
-// order, numbers in their shortest exact form). The hetps version is not part of it: after an
-// upgrade that changes training, rerun rather than reuse.
+// order, numbers in their shortest exact form), and of the contents of the files it names
+// (input_files.h), when it names any. The hetps version is not part of it: after an upgrade
+// that changes training, rerun rather than reuse.
 std::string config_hash(const config::Config& config);
 
 // The final test accuracy (summary.json's `final_accuracy`) of the finished run in `dir`, or

@@ -1,7 +1,10 @@
 #include "config/resolve.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -47,6 +50,32 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
   return complete;
 }
 
+// Settings that act only in another's mode (a step schedule's step, the simulator's switch
+// cost), given a value other than their default outside it, would do nothing: refused, as a
+// protocol parameter's are (ParamSpec::only_with). The default is not, as a run's config.toml
+// holds every key and must read back.
+void refuse_idle_settings(const UserSettings& settings, const Config& config) {
+  const Config defaults;
+  const auto refuse_if = [&](bool idle, std::string_view key, std::string_view mode_key,
+                             std::string_view mode, const std::string& actual) {
+    if (!idle) return;
+    if (const std::optional<std::string> where = settings.where_set(key)) {
+      throw ConfigError(
+          fmt::format("{}: {} acts only with {} = \"{}\"; {} is \"{}\", so it would do "
+                      "nothing",
+                      *where, key, mode_key, mode, mode_key, actual));
+    }
+  };
+  const bool stepped = config.train.lr_schedule == "step";
+  refuse_if(!stepped && config.train.lr_step_samples != defaults.train.lr_step_samples,
+            "train.lr_step_samples", "train.lr_schedule", "step", config.train.lr_schedule);
+  refuse_if(!stepped && config.train.lr_step_gamma != defaults.train.lr_step_gamma,
+            "train.lr_step_gamma", "train.lr_schedule", "step", config.train.lr_schedule);
+  refuse_if(config.engine != "sim" &&
+                config.cluster.switch_overhead_pulls != defaults.cluster.switch_overhead_pulls,
+            "cluster.switch_overhead_pulls", "engine", "sim", config.engine);
+}
+
 }  // namespace
 
 Config resolve(const UserSettings& settings, const ResolveOptions& options) {
@@ -71,6 +100,7 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   apply_policy_file(config.protocol.params, given);
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
+  refuse_idle_settings(settings, config);
   return config;
 }
 

@@ -219,6 +219,27 @@ TEST(Tune, SigintStopsTheSearchLeavingNoUnfinishedRun) {
   EXPECT_TRUE(fs::is_empty(runs));
 }
 
+// A cached run is one of the same config and the same input files: after the trace the
+// config names changed, every candidate runs again.
+TEST(Tune, ACachedRunIsReusedOnlyWithTheSameInputFiles) {
+  const ScratchDir scratch;
+  const fs::path trace = scratch / "trace.csv";
+  std::ofstream(trace) << "time,worker,speed\n0,0,1\n0,1,0.5\n";
+  std::vector<std::string> args = search_args(scratch);
+  args.insert(args.end(), {"--set", "cluster.trace=" + trace.string()});
+  const Outcome first = run_hetps(args);
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const size_t runs = count(first.output, ": final accuracy");
+  const Outcome same = run_hetps(args);
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  EXPECT_EQ(count(same.output, ": cached, final accuracy"), runs) << same.output;
+  std::ofstream(trace) << "time,worker,speed\n0,0,0.5\n0,1,1\n";
+  const Outcome changed = run_hetps(args);
+  ASSERT_EQ(changed.exit_code, 0) << changed.output;
+  EXPECT_EQ(count(changed.output, ": cached, final accuracy"), 0u) << changed.output;
+  EXPECT_EQ(count(changed.output, ": final accuracy"), runs) << changed.output;
+}
+
 TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;

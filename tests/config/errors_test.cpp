@@ -356,6 +356,25 @@ TEST(ConfigErrors, AParameterThatWouldDoNothingIsRefused) {
             "");
 }
 
+TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
+  EXPECT_EQ(resolve_error({"train.lr_step_gamma=0.5"}),
+            "--set train.lr_step_gamma=0.5: train.lr_step_gamma acts only with train.lr_schedule = "
+            "\"step\"; train.lr_schedule is \"constant\", so it would do nothing");
+  EXPECT_EQ(
+      resolve_error({"train.lr_schedule=cosine", "train.lr_step_samples=1000"}),
+      "--set train.lr_step_samples=1000: train.lr_step_samples acts only with "
+      "train.lr_schedule = \"step\"; train.lr_schedule is \"cosine\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"engine=threads", "cluster.switch_overhead_pulls=5"}),
+            "--set cluster.switch_overhead_pulls=5: cluster.switch_overhead_pulls acts only with "
+            "engine = \"sim\"; engine is \"threads\", so it would do nothing");
+  EXPECT_EQ(resolve_error(
+                {"train.lr_step_gamma=0.1", "engine=threads", "cluster.switch_overhead_pulls=1"}),
+            "");
+  EXPECT_EQ(resolve_error({"train.lr_schedule=step", "train.lr_step_samples=1000",
+                           "train.lr_step_gamma=0.5"}),
+            "");
+}
+
 TEST(ConfigErrors, MalformedSetFlags) {
   UserSettings settings;
   EXPECT_THROW(
