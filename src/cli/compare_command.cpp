@@ -182,7 +182,7 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
   if (!point) {
     // What a stopped run left holds no checkpoint to go on from: it runs again from the start,
     // unless another process still writes it.
-    if (std::filesystem::exists(run_dir)) DirectoryLock::check_free(run_dir);
+    DirectoryLock::check_free(run_dir);
     std::filesystem::remove_all(run_dir);
     staged.emplace(run_dir, run_output(), /*replace=*/false);
   }

@@ -21,11 +21,12 @@ checkpoint::CheckpointStore store_of(const std::filesystem::path& run_dir,
 }  // namespace
 
 std::filesystem::path save_run_checkpoint(const std::filesystem::path& run_dir,
-                                          const config::Config& config, uint64_t log_bytes,
+                                          const config::Config& config,
+                                          const nlohmann::json& inputs, uint64_t log_bytes,
                                           double time, const nlohmann::json& engine_state) {
   return store_of(run_dir, config)
       .save({{"config", config::to_toml_text(config)},
-             {"inputs", input_file_digests(config)},
+             {"inputs", inputs},
              {"time", time},
              {"log_bytes", log_bytes},
              {"engine", engine_state}});

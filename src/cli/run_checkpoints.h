@@ -15,9 +15,11 @@
 
 namespace hetps::cli {
 
-// Saves the next checkpoint of the run in `run_dir`; returns its file.
+// Saves the next checkpoint of the run in `run_dir`, with `inputs` (input_file_digests of its
+// config, taken as the run started); returns its file.
 std::filesystem::path save_run_checkpoint(const std::filesystem::path& run_dir,
-                                          const config::Config& config, uint64_t log_bytes,
+                                          const config::Config& config,
+                                          const nlohmann::json& inputs, uint64_t log_bytes,
                                           double time, const nlohmann::json& engine_state);
 
 struct ResumePoint {

@@ -11,6 +11,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "cli/directory_lock.h"
+#include "cli/input_files.h"
 #include "cli/run_files.h"
 #include "cli/shard_crashes.h"
 #include "cli/usage_error.h"
@@ -109,9 +110,12 @@ metrics::Summary train_with_checkpoints(
     engine::RunCheckpoints checkpoints, std::optional<SavedCheckpoint>& last,
     const std::function<std::filesystem::path()>& directory_for_checkpoint) {
   BothListeners listeners(log, progress);
+  // Once, as the run starts reading them (a resume found them unchanged already).
+  const nlohmann::json inputs = input_file_digests(config);
   checkpoints.save = [&](const nlohmann::json& state, double time) {
-    last = {save_run_checkpoint(directory_for_checkpoint(), config, log.bytes(), time, state),
-            time};
+    last = {
+        save_run_checkpoint(directory_for_checkpoint(), config, inputs, log.bytes(), time, state),
+        time};
   };
   return train_job(config, listeners, checkpoints);
 }

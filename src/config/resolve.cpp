@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -17,6 +18,16 @@
 
 namespace hetps::config {
 namespace {
+
+// A setting given (at `where`) outside the mode it acts in: `mode_key` is `actual`, not one of
+// `modes`. A value that would do nothing is refused, for protocol parameters
+// (ParamSpec::only_with) and config keys alike.
+ConfigError idle_setting(std::string_view where, std::string_view key, std::string_view mode_key,
+                         const std::vector<std::string>& modes, std::string_view actual) {
+  return ConfigError(
+      fmt::format("{}: {} acts only with {} = \"{}\"; {} is \"{}\", so it would do nothing", where,
+                  key, mode_key, fmt::join(modes, "\" or \""), mode_key, actual));
+}
 
 ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenParams& given,
                                const ResolveOptions& options) {
@@ -41,10 +52,7 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
     const auto& [other, values] = *spec->only_with;
     const std::string& actual = std::get<std::string>(complete.at(other));
     if (std::find(values.begin(), values.end(), actual) == values.end()) {
-      throw ConfigError(fmt::format(
-          "{}: protocol.{} acts only with protocol.{} = \"{}\"; protocol.{} is \"{}\", so it would "
-          "do nothing",
-          param.where, name, other, fmt::join(values, "\" or \""), other, actual));
+      throw idle_setting(param.where, "protocol." + name, "protocol." + other, values, actual);
     }
   }
   return complete;
@@ -57,13 +65,10 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
 void refuse_idle_settings(const UserSettings& settings, const Config& config) {
   const Config defaults;
   const auto refuse_if = [&](bool idle, std::string_view key, std::string_view mode_key,
-                             std::string_view mode, const std::string& actual) {
+                             const std::string& mode, const std::string& actual) {
     if (!idle) return;
     if (const std::optional<std::string> where = settings.where_set(key)) {
-      throw ConfigError(
-          fmt::format("{}: {} acts only with {} = \"{}\"; {} is \"{}\", so it would do "
-                      "nothing",
-                      *where, key, mode_key, mode, mode_key, actual));
+      throw idle_setting(*where, key, mode_key, {mode}, actual);
     }
   };
   const bool stepped = config.train.lr_schedule == "step";
