@@ -14,12 +14,13 @@
 namespace hetps::config {
 namespace {
 
-// A protocol parameter is a number (integers and booleans included) or a word.
+// A protocol parameter is a number or a word. No parameter is a boolean, and true/false taken
+// as 1/0 would set a number silently (staleness = true: 1) or misname a switch's on/off.
 ParamValue param_value(const toml::node& node, const ValueSite& site) {
   if (const auto word = node.value_exact<std::string>()) return *word;
-  if (const auto flag = node.value_exact<bool>()) return *flag ? 1.0 : 0.0;
   if (node.is_number()) return *node.value<double>();
-  site.reject("a number, true/false or a word", node);
+  if (node.is_boolean()) site.reject("a number or a word (a switch takes \"on\" or \"off\")", node);
+  site.reject("a number or a word", node);
 }
 
 // VALUE as TOML when it is a valid TOML value, else as a string: `--set protocol.name=ssp`.

@@ -210,8 +210,13 @@ TEST(ConfigErrors, ProtocolParametersAreCheckedAgainstTheProtocol) {
             "--set protocol.staleness=8: protocol.staleness: protocol 'bsp' has no parameter "
             "'staleness' (its parameters: none)");
   EXPECT_EQ(resolve_error({"protocol.staleness=[1]"}),
-            "--set protocol.staleness=[1]: protocol.staleness must be a number, true/false or a "
-            "word, got [1]");
+            "--set protocol.staleness=[1]: protocol.staleness must be a number or a word, got [1]");
+  EXPECT_EQ(resolve_error({"protocol.name=ssp", "protocol.staleness=true"}),
+            "--set protocol.staleness=true: protocol.staleness must be a number or a word (a "
+            "switch takes \"on\" or \"off\"), got true");
+  EXPECT_EQ(resolve_error({"protocol.name=ashl", "protocol.compression=false"}),
+            "--set protocol.compression=false: protocol.compression must be a number or a word (a "
+            "switch takes \"on\" or \"off\"), got false");
 }
 
 TEST(ConfigErrors, StragglersNameTheEpisode) {
