@@ -17,9 +17,12 @@ namespace hetps::cli {
 // that changes training, rerun rather than reuse.
 std::string config_hash(const config::Config& config);
 
-// The final test accuracy (summary.json's `final_accuracy`) of the finished run in `dir`, or
-// nullopt when `dir` holds no summary.json (a run directory gets one only once complete).
-// Throws std::runtime_error naming the file when it is there but unreadable.
-std::optional<double> cached_final_accuracy(const std::filesystem::path& dir);
+// The final test accuracy (summary.json's `final_accuracy`) of the finished run of `config` in
+// `dir`, or nullopt when `dir` holds no summary.json (a run directory gets one only once
+// complete). Throws std::runtime_error naming the file when it is there but unreadable, or
+// when the run's config.toml is not `config`'s (edited, or another run copied in): its
+// accuracy is not that of the config the directory is named for.
+std::optional<double> cached_final_accuracy(const std::filesystem::path& dir,
+                                            const config::Config& config);
 
 }  // namespace hetps::cli

@@ -20,11 +20,14 @@ void write_file(const std::filesystem::path& file, std::string_view text) {
 
 }  // namespace
 
+std::string config_file_text(const config::Config& config) {
+  return "# The resolved configuration of this run: `hetps train --config config.toml` runs it "
+         "again.\n" +
+         config::to_toml_text(config);
+}
+
 void write_config(const std::filesystem::path& dir, const config::Config& config) {
-  write_file(dir / "config.toml",
-             "# The resolved configuration of this run: `hetps train --config config.toml` "
-             "runs it again.\n" +
-                 config::to_toml_text(config));
+  write_file(dir / "config.toml", config_file_text(config));
 }
 
 void write_summary(const std::filesystem::path& dir, const metrics::Summary& summary) {

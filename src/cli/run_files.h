@@ -14,6 +14,8 @@
 
 namespace hetps::cli {
 
+// A run's config.toml: `config` resolved, under a line saying how to run it again.
+std::string config_file_text(const config::Config& config);
 void write_config(const std::filesystem::path& dir, const config::Config& config);
 void write_summary(const std::filesystem::path& dir, const metrics::Summary& summary);
 

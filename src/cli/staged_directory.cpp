@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <string_view>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -13,11 +14,11 @@ namespace hetps::cli {
 namespace fs = std::filesystem;
 namespace {
 
-UsageError not_an_output(const fs::path& target, const OutputKind& kind) {
+UsageError not_an_output(const fs::path& target, const OutputKind& kind, std::string_view flag) {
   return UsageError(
       fmt::format("refusing to replace {}: it is not {} (those hold {}); "
-                  "remove it yourself or choose another --out",
-                  target.string(), kind.name, fmt::join(kind.markers, " or ")));
+                  "remove it yourself or choose another {}",
+                  target.string(), kind.name, fmt::join(kind.markers, " or "), flag));
 }
 
 bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
@@ -26,13 +27,13 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
 }
 
 // Throws when `target`, an earlier output of `kind` by its markers, holds anything else.
-void check_nothing_foreign(const fs::path& target, const OutputKind& kind) {
+void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::string_view flag) {
   for (const fs::directory_entry& entry : fs::directory_iterator(target)) {
     if (kind.written_by_hetps(entry)) continue;
     throw UsageError(
         fmt::format("refusing to replace {}: it holds {}, which is not part of {}; "
-                    "remove it yourself or choose another --out",
-                    target.string(), entry.path().filename().string(), kind.name));
+                    "remove it yourself or choose another {}",
+                    target.string(), entry.path().filename().string(), kind.name, flag));
   }
 }
 
@@ -44,8 +45,9 @@ bool lies_within(const fs::path& path, const fs::path& dir) {
   return std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end()).first == outer.end();
 }
 
-StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool replace)
-    : kind_(std::move(kind)), replace_(replace) {
+StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool replace,
+                                 std::string flag)
+    : kind_(std::move(kind)), flag_(std::move(flag)), replace_(replace) {
   // "runs/bsp/" names the same directory as "runs/bsp"; the staging sibling needs the latter.
   target_ = target.lexically_normal();
   if (!target_.has_filename()) target_ = target_.parent_path();
@@ -57,7 +59,7 @@ StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool r
     fs::create_directories(staging_);
     lock_.emplace(staging_);
   } catch (const fs::filesystem_error& error) {
-    throw UsageError(fmt::format("--out {}: cannot create the output directory: {}",
+    throw UsageError(fmt::format("{} {}: cannot create the output directory: {}", flag_,
                                  target_.string(), error.code().message()));
   }
 }
@@ -83,7 +85,7 @@ void StagedDirectory::check_target_replaceable() const {
       throw UsageError(
           fmt::format("output directory {} exists; pass --force to replace it", target_.string()));
     }
-    if (!fs::is_directory(target_)) throw not_an_output(target_, kind_);
+    if (!fs::is_directory(target_)) throw not_an_output(target_, kind_, flag_);
     DirectoryLock::check_free(target_);
     // Replacing it would delete the directory the user works in (`--out . --force`).
     if (lies_within(fs::current_path(), target_)) {
@@ -91,10 +93,10 @@ void StagedDirectory::check_target_replaceable() const {
           "refusing to replace {}: it contains the current working directory", target_.string()));
     }
     if (fs::is_empty(target_)) return;
-    if (!holds_any(target_, kind_.markers)) throw not_an_output(target_, kind_);
-    check_nothing_foreign(target_, kind_);
+    if (!holds_any(target_, kind_.markers)) throw not_an_output(target_, kind_, flag_);
+    check_nothing_foreign(target_, kind_, flag_);
   } catch (const fs::filesystem_error& failure) {
-    throw UsageError(fmt::format("--out {}: cannot inspect the output directory: {}",
+    throw UsageError(fmt::format("{} {}: cannot inspect the output directory: {}", flag_,
                                  target_.string(), failure.code().message()));
   }
 }

@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <optional>
+#include <string>
 
 #include "cli/directory_lock.h"
 #include "cli/output_kinds.h"
@@ -27,8 +28,10 @@ class StagedDirectory {
   // Throws UsageError, before any work is done, when `target` exists and `replace` is false,
   // or when `replace` is true but `target` is neither an earlier output of `kind` (a marker,
   // and nothing hetps does not write there) nor an empty directory, or it contains the working
-  // directory; and when the staging directory cannot be created (naming `--out`).
-  StagedDirectory(const std::filesystem::path& target, OutputKind kind, bool replace);
+  // directory; and when the staging directory cannot be created. The messages name `flag`, the
+  // option `target` comes from (tune's runs lie under `--runs`).
+  StagedDirectory(const std::filesystem::path& target, OutputKind kind, bool replace,
+                  std::string flag = "--out");
   // Removes the staging directory unless committed.
   ~StagedDirectory();
   StagedDirectory(const StagedDirectory&) = delete;
@@ -48,6 +51,7 @@ class StagedDirectory {
 
   std::filesystem::path target_;
   OutputKind kind_;
+  std::string flag_;
   std::filesystem::path staging_;
   std::optional<DirectoryLock> lock_;  // on the staging directory, and the target once committed
   bool replace_;

@@ -87,7 +87,7 @@ class SearchRuns {
     const std::string label =
         fmt::format("[{}/{}] x = {}{}", runs_.size() + 1, most_runs_, x, x == 1 ? " (BSP)" : "");
     const std::optional<double> cached =
-        flags_.run.force ? std::nullopt : cached_final_accuracy(run.directory);
+        flags_.run.force ? std::nullopt : cached_final_accuracy(run.directory, config);
     run.accuracy = cached ? *cached : train(config, run.directory, label);
     if (!flags_.run.quiet) {
       fmt::print("{}: {}final accuracy {:.4f}\n", label, cached ? "cached, " : "", run.accuracy);
@@ -103,7 +103,7 @@ class SearchRuns {
                const std::string& label) const {
     // Replacing is safe: the directory is named by this config's hash and holds no finished
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
-    StagedDirectory staged(directory, run_output(), /*replace=*/true);
+    StagedDirectory staged(directory, run_output(), /*replace=*/true, "--runs");
     ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
     const double accuracy = run_job(config, staged.path(), progress, stop_).final_accuracy;
     progress.finish();

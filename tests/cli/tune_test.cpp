@@ -240,6 +240,36 @@ TEST(Tune, ACachedRunIsReusedOnlyWithTheSameInputFiles) {
   EXPECT_EQ(count(changed.output, ": final accuracy"), runs) << changed.output;
 }
 
+// A cached run is found by its directory's name; one whose config.toml is not that name's
+// config (edited, or another run copied there) would give the search another run's accuracy.
+TEST(Tune, ACachedRunWhoseConfigIsNotItsNameIsRefused) {
+  const ScratchDir scratch;
+  const Outcome first = run_hetps(search_args(scratch));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const fs::path bsp_config =
+      fs::path(read_json(policy_file(scratch)).at("bsp_run").get<std::string>()) / "config.toml";
+  std::string text = read_file(bsp_config);
+  text.replace(text.find("seed = "), 7, "seed = 9");
+  std::ofstream(bsp_config) << text;
+  const Outcome second = run_hetps(search_args(scratch));
+  EXPECT_EQ(second.exit_code, 1) << second.output;
+  EXPECT_THAT(second.output,
+              HasSubstr("hetps: error: " + bsp_config.string() +
+                        ": missing, or not the config this run's directory is named for"));
+}
+
+// --runs names a directory; the error names --runs, not --out.
+TEST(TuneInput, RunsThatIsAFileIsNamed) {
+  const ScratchDir scratch;
+  const fs::path file = scratch / "runs";
+  std::ofstream(file) << "mine";
+  const Outcome refused = run_hetps(search_args(scratch));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output, HasSubstr("hetps: --runs " + file.string() + "/"));
+  EXPECT_THAT(refused.output, HasSubstr(": cannot create the output directory: Not a directory"));
+  EXPECT_EQ(read_file(file), "mine");
+}
+
 TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome refused = run_hetps({"tune", "sync-switch", "--tolerance", "2"});
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
