@@ -114,7 +114,7 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
 
   std::vector<std::vector<std::string>> rows = {{"run", "final accuracy", "best accuracy",
                                                  "time to target", "reached", "speed-up vs bsp",
-                                                 "bytes to server"}};
+                                                 "bytes to server", "worker-to-worker bytes"}};
   for (const RunGroup& group : groups) {
     const std::vector<double> times = group.times_to_target();
     const report::SpeedUp speed_up =
@@ -127,6 +127,9 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
         fmt::format("{}/{}", times.size(), group.seeds.size()),
         speed_up.value ? fmt::format("{:.2f}x", *speed_up.value) : "-",
         report::format_bytes(mean(collect(group, [](const auto& s) { return s.bytes_to_server; }))),
+        // Petrel's members send to their leader, not the server: a protocol's traffic is both.
+        report::format_bytes(
+            mean(collect(group, [](const auto& s) { return s.bytes_worker_to_worker; }))),
     });
   }
   return align(rows);
@@ -138,7 +141,7 @@ std::string format_evaluation_grid(const std::vector<double>& eval_intervals) {
                                             : fmt::format("{:g} to {:g} s", *least, *most);
   return fmt::format(
       "times to target are read at the evaluations, every {} of engine time "
-      "(train.eval_interval)",
+      "(train.eval_interval) and at each run's end",
       every);
 }
 

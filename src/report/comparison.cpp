@@ -103,6 +103,7 @@ SpeedUp speed_up_over(const std::vector<std::optional<double>>& baseline_times,
   if (!baseline) return {std::nullopt, NoSpeedUp::kBspMissedTarget};
   const std::optional<double> entry = mean_if_all_reached(times);
   if (!entry) return {std::nullopt, NoSpeedUp::kMissedTarget};
+  if (*baseline == 0 || *entry == 0) return {std::nullopt, NoSpeedUp::kReachedAtStart};
   return {*baseline / *entry, NoSpeedUp::kNoBsp};
 }
 
@@ -145,7 +146,14 @@ Comparison compare_runs(const std::vector<RunRecord>& runs) {
     comparison.baseline = static_cast<size_t>(bsp - comparison.entries.begin());
     baseline = &*bsp;
   }
-  for (EntryResults& entry : comparison.entries) add_speed_up(entry, baseline);
+  for (EntryResults& entry : comparison.entries) {
+    // Times to different targets are not comparable.
+    if (comparison.targets.size() > 1) {
+      entry.no_speed_up = NoSpeedUp::kTargetsDiffer;
+    } else {
+      add_speed_up(entry, baseline);
+    }
+  }
   return comparison;
 }
 

@@ -21,12 +21,13 @@ struct Spread {
 };
 
 // Why an entry has no speed-up over BSP.
-enum class NoSpeedUp { kNoBsp, kBspMissedTarget, kMissedTarget };
+enum class NoSpeedUp { kNoBsp, kBspMissedTarget, kMissedTarget, kReachedAtStart, kTargetsDiffer };
 
 // BSP's mean time to target over an entry's, from each one's seeds' times to target (empty:
 // that seed missed the target): only when every seed of both reached it, since a mean over the
-// seeds that got there would make an entry that often missed look faster than it is. Else
-// empty, with why (`baseline_times` empty: there is no BSP).
+// seeds that got there would make an entry that often missed look faster than it is, and when
+// neither mean is 0 (the target reached at the evaluation before training: no ratio of times
+// says anything then). Else empty, with why (`baseline_times` empty: there is no BSP).
 struct SpeedUp {
   std::optional<double> value;
   NoSpeedUp missing = NoSpeedUp::kNoBsp;

@@ -51,24 +51,27 @@ std::string figure(const fs::path& directory, const PlotScript& plot, const std:
 }
 
 // One line when every run ran on the same setting, else a warning: the table compares
-// protocols only when the cluster, model and data are the same.
+// protocols only when the cluster, model, data and target are the same.
 std::string setting_line(const std::vector<RunRecord>& runs) {
-  const auto key = [](const RunSetting& s) {
-    return std::tie(s.engine, s.scenario, s.workers, s.model, s.data);
+  const auto key = [](const RunRecord& run) {
+    const RunSetting& s = run.setting;
+    return std::tie(s.engine, s.scenario, s.workers, s.model, s.data, run.summary.target_accuracy);
   };
-  std::set<std::tuple<std::string, std::string, int64_t, std::string, std::string>> settings;
-  for (const RunRecord& run : runs) settings.insert(key(run.setting));
+  std::set<std::tuple<std::string, std::string, int64_t, std::string, std::string, double>>
+      settings;
+  for (const RunRecord& run : runs) settings.insert(key(run));
   if (settings.size() > 1) {
-    return "<p class=\"setting\"><strong>The runs differ in engine, scenario, workers, model "
-           "or data</strong> (see <a href=\"#runs\">the runs</a>): their figures compare more "
-           "than protocols.</p>\n";
+    return "<p class=\"setting\"><strong>The runs differ in engine, scenario, workers, model, "
+           "data or target accuracy</strong> (see <a href=\"#runs\">the runs</a>): their figures "
+           "compare more than protocols.</p>\n";
   }
   const RunSetting& s = runs.front().setting;
   return fmt::format(
       "<p class=\"setting\">{} runs · scenario <b>{}</b> · {} workers · model {} on {} · "
-      "engine {}</p>\n",
+      "engine {} · target accuracy {}</p>\n",
       runs.size(), escape_html(s.scenario.empty() ? "(none)" : s.scenario), s.workers,
-      escape_html(s.model), escape_html(s.data), escape_html(s.engine));
+      escape_html(s.model), escape_html(s.data), escape_html(s.engine),
+      runs.front().summary.target_accuracy);
 }
 
 std::string curves_section(const std::vector<PlotScript>& plots, const fs::path& directory) {

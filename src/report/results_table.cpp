@@ -58,6 +58,12 @@ struct Footnote {
 constexpr Footnote kNoBsp = {"no-bsp", "no entry of protocol bsp among the runs"};
 constexpr Footnote kBspMissed = {"bsp-missed", "bsp missed the target in one of its seeds or more"};
 constexpr Footnote kMissed = {"missed", "this entry missed the target in one of its seeds or more"};
+constexpr Footnote kReachedAtStart = {
+    "reached-at-start",
+    "this entry or bsp reached the target at time 0, at the evaluation before any training: "
+    "the target is not above the starting accuracy"};
+constexpr Footnote kTargetsDiffer = {
+    "targets-differ", "the runs have different target accuracies, so their times do not compare"};
 
 const Footnote& footnote_for(NoSpeedUp reason) {
   switch (reason) {
@@ -67,6 +73,10 @@ const Footnote& footnote_for(NoSpeedUp reason) {
       return kBspMissed;
     case NoSpeedUp::kMissedTarget:
       return kMissed;
+    case NoSpeedUp::kReachedAtStart:
+      return kReachedAtStart;
+    case NoSpeedUp::kTargetsDiffer:
+      return kTargetsDiffer;
   }
   return kNoBsp;
 }
@@ -139,8 +149,9 @@ std::string footnotes(const Comparison& comparison) {
       "<li>Each figure is the mean over the entry's seeds, with the lowest and highest in "
       "brackets where they differ; max staleness is the highest of any seed.</li>\n"
       "<li>Time to target: the time of the first evaluation at or above the target accuracy, "
-      "over the seeds that reached it (<em>reached</em> says how many); the Runs table gives "
-      "how often each run evaluated.</li>\n"
+      "over the seeds that reached it (<em>reached</em> says how many). A run evaluates before "
+      "training, every train.eval_interval of engine time (the Runs table gives it) and once "
+      "more as it ends, off that grid.</li>\n"
       "<li>Speed-up vs bsp: bsp's mean time to target divided by this entry's.</li>\n"
       "<li>samples/s: training samples applied per second of the run's (engine) time.</li>\n";
   std::vector<const Footnote*> used;

@@ -255,8 +255,9 @@ TEST(Compare, QuietPrintsTheTableOnly) {
               ::testing::EndsWith("\nruns and summary.csv in " + out.string() +
                                   "\nreport: " + (out / "report" / "report.html").string() + "\n"));
   // How finely the times to target are read, under the rows (train.eval_interval's default).
-  EXPECT_THAT(outcome.output, HasSubstr("\ntimes to target are read at the evaluations, every 2 s "
-                                        "of engine time (train.eval_interval)\n\nruns and"));
+  EXPECT_THAT(outcome.output,
+              HasSubstr("\ntimes to target are read at the evaluations, every 2 s "
+                        "of engine time (train.eval_interval) and at each run's end\n\nruns and"));
   // The header, its rule, two rows, the evaluations' grid, a blank line, where the files are and
   // the report: no progress lines.
   EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 8) << outcome.output;

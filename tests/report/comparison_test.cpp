@@ -92,6 +92,29 @@ TEST(ComparisonTest, SpeedUpOnlyWhenEverySeedOfBothReachedTheTarget) {
   EXPECT_EQ(speed_up_over({}, {4.0}).missing, NoSpeedUp::kNoBsp);
 }
 
+// A target the untrained model already meets is reached at time 0: no ratio of such times
+// means anything (0/0 printed as -nan, t/0 as inf).
+TEST(ComparisonTest, NoSpeedUpWhenATargetIsReachedBeforeTraining) {
+  EXPECT_EQ(speed_up_over({0.0, 0.0}, {0.0, 0.0}).missing, NoSpeedUp::kReachedAtStart);
+  EXPECT_FALSE(speed_up_over({0.0}, {0.0}).value.has_value());
+  EXPECT_EQ(speed_up_over({10.0}, {0.0}).missing, NoSpeedUp::kReachedAtStart);
+  EXPECT_EQ(speed_up_over({0.0}, {3.0}).missing, NoSpeedUp::kReachedAtStart);
+  EXPECT_EQ(*speed_up_over({0.0, 10.0}, {2.0, 3.0}).value, 2);  // a mean above 0 compares
+}
+
+// Times to different targets do not compare: no entry gets a speed-up.
+TEST(ComparisonTest, NoSpeedUpAcrossDifferentTargets) {
+  std::vector<RunRecord> runs = {run("bsp", "bsp", 1, 0.5, 10), run("asp", "asp", 1, 0.7, 4)};
+  runs[0].summary.target_accuracy = 0.8;
+  runs[1].summary.target_accuracy = 0.6;
+  const Comparison comparison = compare_runs(runs);
+  ASSERT_EQ(comparison.targets.size(), 2u);
+  for (const EntryResults& entry : comparison.entries) {
+    EXPECT_FALSE(entry.speed_up.has_value()) << entry.entry;
+    EXPECT_EQ(entry.no_speed_up, NoSpeedUp::kTargetsDiffer) << entry.entry;
+  }
+}
+
 TEST(ComparisonTest, EventsAreCountedPerSeedAndOnlyRareTypesMarked) {
   std::vector<RunRecord> runs = {run("sync", "sync_switch", 1, 0.5, 1),
                                  run("sync", "sync_switch", 2, 0.5, 1),

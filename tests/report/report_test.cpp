@@ -433,6 +433,26 @@ TEST(ReportNames, ARunNameWithMarkupAndQuotesIsEscaped) {
               HasSubstr("title '<b>it''s \"mine\" & co</b>'"));
 }
 
+// Runs timed to different targets: the page warns, and no entry gets a speed-up.
+TEST(ReportSetting, RunsOfDifferentTargetsAreNotComparedAsProtocols) {
+  if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
+  const ScratchDirectory scratch;
+  std::vector<RunRecord> runs = read_runs({fixture("compare-bsp-asp")});
+  const std::string same_target = read_text(build_report(runs, scratch.path(), {}));
+  EXPECT_THAT(same_target, HasSubstr(fmt::format(" · target accuracy {}</p>",
+                                                 runs.front().summary.target_accuracy)));
+  EXPECT_THAT(same_target, HasSubstr("×</td>"));  // a speed-up, as the mixed page must not have
+  for (RunRecord& run : runs) {
+    if (run.entry == "asp") run.summary.target_accuracy /= 2;
+  }
+  fs::create_directories(scratch / "mixed");
+  const std::string mixed = read_text(build_report(runs, scratch / "mixed", {}));
+  EXPECT_THAT(mixed, HasSubstr("The runs differ in engine, scenario, workers, model, data or "
+                               "target accuracy"));
+  EXPECT_THAT(mixed, Not(HasSubstr("×</td>")));
+  EXPECT_THAT(mixed, HasSubstr("No speed-up: the runs have different target accuracies"));
+}
+
 // A window the user chose applies to every entry; END left out, it runs to each run's end.
 TEST(ReportTimeline, AChosenWindowIsEveryEntrysAndSaysSo) {
   if (!find_gnuplot()) GTEST_SKIP() << "gnuplot is not installed (scripts/install-deps.sh)";
