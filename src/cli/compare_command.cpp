@@ -21,6 +21,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ostream.h>
@@ -95,6 +97,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   check_shared_params(shared, entries);
   std::vector<PlannedRun> runs;
   std::set<std::string> directories;
+  std::vector<std::pair<config::ProtocolConfig, std::string>> protocols;  // by entry text
   for (const ProtocolEntry& entry : entries) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
@@ -113,6 +116,17 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
       throw UsageError(fmt::format(
           "--protocols: two entries share the run directory name \"{}\"; rename one", directory));
     }
+    // Two entries with the same resolved protocol ("ssp" and "ssp:staleness=3", its default)
+    // would run the same runs twice.
+    for (const auto& [protocol, text] : protocols) {
+      if (protocol == config.protocol) {
+        throw UsageError(fmt::format(
+            "--protocols: entries \"{}\" and \"{}\" run the same settings (a parameter left "
+            "out takes its default: hetps protocols lists them); drop one",
+            text, entry.text));
+      }
+    }
+    protocols.emplace_back(config.protocol, entry.text);
     // The last seed must still be one a config holds (a TOML integer).
     constexpr uint64_t kLargestSeed = std::numeric_limits<int64_t>::max();
     if (config.seed > kLargestSeed - static_cast<uint64_t>(flags.seeds - 1)) {

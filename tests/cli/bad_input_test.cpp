@@ -149,6 +149,8 @@ TEST(BadInput, CompareEntries) {
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp,,asp"}), "empty entry");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp,bsp"}),
                    "entry \"bsp\" is listed twice");
+  expect_bad_input(run_hetps({"compare", "--protocols", "ssp,asp,ssp:staleness=3"}),
+                   "--protocols: entries \"ssp\" and \"ssp:staleness=3\" run the same settings");
   expect_bad_input(run_hetps({"compare", "--protocols", "ssp:staleness=x"}),
                    "--protocols entry \"ssp:staleness=x\": protocol.staleness: expected a "
                    "number, got 'x'");
