@@ -19,6 +19,7 @@
 #include "cli/petrel_episodes.h"
 #include "cli/run_flags.h"
 #include "cli/run_job.h"
+#include "cli/stop_signals.h"
 #include "cli/usage_error.h"
 #include "config/atomic_file.h"
 #include "model/actor_critic.h"
@@ -53,16 +54,20 @@ uint64_t held_out_seed(uint64_t seed, int cluster) {
 }
 
 // The A3C runners: `threads` threads share the episodes, each with its own copy of the network.
+// `stop` (SIGINT, SIGTERM) ends the training after the episodes going on (about a second each):
+// RunInterrupted, with nothing written.
 void train_agent(PetrelEpisodes& episodes, model::A3CLearner& learner,
-                 const protocol::ConfigurationSpace& space, const TunePetrelFlags& flags) {
+                 const protocol::ConfigurationSpace& space, const TunePetrelFlags& flags,
+                 const StopSignals& stop) {
   const uint64_t seed = episodes.job().seed;
   std::atomic<int> next{0};
+  std::atomic<int> finished{0};
   std::mutex report;  // the progress lines and the first failure
   std::exception_ptr failure;
   const auto runner = [&] {
     try {
       model::ActorCritic local = learner.copy();
-      for (int e = next++; e < flags.episodes; e = next++) {
+      for (int e = next++; e < flags.episodes && !stop.requested(); e = next++) {
         // The actions' draws: a stream apart from the cluster's (the seed's complement).
         model::ExploringAgent agent(local, space, ~training_seed(seed, e));
         const EpisodeOutcome outcome = episodes.run(training_seed(seed, e), agent);
@@ -71,6 +76,7 @@ void train_agent(PetrelEpisodes& episodes, model::A3CLearner& learner,
           transitions.push_back(
               {agent.decisions()[d].state, agent.decisions()[d].action, outcome.rewards[d]});
         }
+        ++finished;
         if (transitions.empty()) continue;  // a run too short to decide in teaches nothing
         const model::EpisodeLoss loss = learner.learn(local, transitions);
         if (flags.run.quiet) continue;
@@ -92,6 +98,12 @@ void train_agent(PetrelEpisodes& episodes, model::A3CLearner& learner,
   for (int t = 0; t < flags.threads; ++t) runners.emplace_back(runner);
   runners.clear();  // joins
   if (failure) std::rethrow_exception(failure);
+  if (stop.requested()) {
+    throw RunInterrupted(fmt::format(
+        "stopped by {} after {} of {} training episodes; no agent file was written (an agent "
+        "is saved once its training is done)",
+        stop.signal_name(), finished.load(), flags.episodes));
+  }
 }
 
 nlohmann::json outcome_json(const EpisodeOutcome& outcome) {
@@ -112,7 +124,7 @@ std::string time_text(const std::optional<double>& time) {
 // The learned agent (as `train` loads it from `file`) against the heuristic on the held-out
 // clusters; prints the table and returns it.
 nlohmann::json compare_agents(PetrelEpisodes& episodes, const fs::path& file,
-                              const TunePetrelFlags& flags) {
+                              const TunePetrelFlags& flags, const StopSignals& stop) {
   const protocol::PetrelOptions petrel = protocol::petrel_options(episodes.job().protocol.params);
   protocol::HeuristicAgent heuristic({petrel.max_communities, petrel.homogeneity_threshold, 0},
                                      petrel.community_staleness);
@@ -123,6 +135,12 @@ nlohmann::json compare_agents(PetrelEpisodes& episodes, const fs::path& file,
   fmt::print("\n{:>8} {:>5} | {:>10} {:>9} {:>7} | {:>10} {:>9} {:>7}\n", "cluster", "tiers",
              "heuristic", "loss", "target", "learned", "loss", "target");
   for (int h = 0; h < flags.held_out; ++h) {
+    if (stop.requested()) {
+      throw RunInterrupted(
+          fmt::format("stopped by {} while comparing the agents; the agent file {} is written, its "
+                      "evaluation is not",
+                      stop.signal_name(), file.string()));
+    }
     const uint64_t seed = held_out_seed(episodes.job().seed, h);
     const EpisodeOutcome by_heuristic = episodes.run(seed, heuristic);
     const EpisodeOutcome by_learned = episodes.run(seed, learned);
@@ -182,11 +200,12 @@ void tune_petrel(const TunePetrelFlags& flags) {
   model::A3CLearner learner(
       {static_cast<int>(protocol::state_size(space)), static_cast<int>(space.size())},
       episodes.job().seed, {});
-  train_agent(episodes, learner, space, flags);
+  const StopSignals signals;
+  train_agent(episodes, learner, space, flags, signals);
 
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   model::save_agent_file(out, learner.copy(), space);
-  const nlohmann::json evaluation = compare_agents(episodes, out, flags);
+  const nlohmann::json evaluation = compare_agents(episodes, out, flags, signals);
   fs::path evaluation_file = out;
   evaluation_file += ".evaluation.json";
   config::write_file_atomically(evaluation_file, evaluation.dump(2) + '\n', "evaluation file");

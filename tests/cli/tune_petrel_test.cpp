@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,30 @@ TEST(TunePetrel, OutThatIsNotAnAgentFileIsRefusedBeforeTraining) {
                                         ": the file exists and is not an agent file"));
   EXPECT_THAT(refused.output, Not(HasSubstr("[1/1]")));
   EXPECT_EQ(read_file(mine), "mine");
+}
+
+// SIGINT ends the training after the episodes going on, with a message and no agent file.
+TEST(TunePetrel, SigintStopsTheTrainingWritingNothing) {
+  const ScratchDir scratch;
+  const fs::path agent = scratch / "agent.pt";
+  const fs::path output = scratch / "tune.out";
+  const int status = testing::interrupt_when(
+      with_tiny_job({"tune", "petrel", "--episodes", "100000", "--out", agent.string()}),
+      [&] {
+        std::ifstream in(output);
+        const std::string text{std::istreambuf_iterator<char>(in), {}};
+        return text.find("[1/100000]") != std::string::npos;
+      },
+      output);
+  ASSERT_EQ(status, 130) << read_file(output);
+  EXPECT_THAT(read_file(output), HasSubstr("hetps: stopped by SIGINT after "));
+  EXPECT_THAT(read_file(output), HasSubstr(" of 100000 training episodes; no agent file was "
+                                           "written"));
+  EXPECT_FALSE(fs::exists(agent));
+  EXPECT_TRUE(
+      fs::is_empty(scratch.path()) ||
+      std::all_of(fs::directory_iterator(scratch.path()), fs::directory_iterator(),
+                  [&](const fs::directory_entry& entry) { return entry.path() == output; }));
 }
 
 }  // namespace
