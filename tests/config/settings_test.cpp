@@ -95,12 +95,12 @@ TEST(SetFlag, ProtocolWordParametersAreStrings) {
   UserSettings settings;
   settings.add_set("protocol.mode=greedy");
   settings.add_set("protocol.steps=4");
-  settings.add_set("protocol.on=true");
+  settings.add_set("protocol.compression=on");
   Config config;
   const GivenParams given = settings.apply_to(config);
   EXPECT_EQ(given.at("mode").value, ParamValue("greedy"));
   EXPECT_EQ(given.at("steps").value, ParamValue(4.0));
-  EXPECT_EQ(given.at("on").value, ParamValue(1.0));
+  EXPECT_EQ(given.at("compression").value, ParamValue("on"));
   EXPECT_EQ(given.at("steps").where, "--set protocol.steps=4");
 }
 
