@@ -101,21 +101,31 @@ metrics::Summary run_job(const config::Config& config, const std::filesystem::pa
 
 namespace {
 
-// Trains `config` with its log in `log` and `checkpoints` (but its `save`), handing each
-// checkpoint to the run directory `directory_for_checkpoint` returns (called at every
-// checkpoint: a staged directory is committed at the first) and keeping in `last` the newest
-// checkpoint written (for the message a shard crash ends with).
-metrics::Summary train_with_checkpoints(
-    const config::Config& config, RunLog& log, engine::RunListener& progress,
-    engine::RunCheckpoints checkpoints, std::optional<SavedCheckpoint>& last,
-    const std::function<std::filesystem::path()>& directory_for_checkpoint) {
+// Where a run's checkpoints go: `directory()` at each, and `saved` (if any) told of each file
+// once written, returning where it is then (a staged directory is committed after its first
+// checkpoint is whole in it, so that a run killed as it commits has a checkpoint to resume
+// from, and the file moves with it).
+struct CheckpointPlace {
+  std::function<std::filesystem::path()> directory;
+  std::function<std::filesystem::path(const std::filesystem::path&)> saved;
+};
+
+// Trains `config` with its log in `log` and `checkpoints` (but its `save`), writing each
+// checkpoint to `place` and keeping in `last` the newest checkpoint written (for the message a
+// shard crash ends with).
+metrics::Summary train_with_checkpoints(const config::Config& config, RunLog& log,
+                                        engine::RunListener& progress,
+                                        engine::RunCheckpoints checkpoints,
+                                        std::optional<SavedCheckpoint>& last,
+                                        const CheckpointPlace& place) {
   BothListeners listeners(log, progress);
   // Once, as the run starts reading them (a resume found them unchanged already).
   const nlohmann::json inputs = input_file_digests(config);
   checkpoints.save = [&](const nlohmann::json& state, double time) {
-    last = {
-        save_run_checkpoint(directory_for_checkpoint(), config, inputs, log.bytes(), time, state),
-        time};
+    std::filesystem::path file =
+        save_run_checkpoint(place.directory(), config, inputs, log.bytes(), time, state);
+    if (place.saved) file = place.saved(file);
+    last = {file, time};
   };
   return train_job(config, listeners, checkpoints);
 }
@@ -133,13 +143,15 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
   std::optional<SavedCheckpoint> last;
   try {
     const metrics::Summary summary =
-        train_with_checkpoints(config, log, progress, checkpoints, last, [&] {
-          if (!dir.committed()) {
-            dir.commit();
-            log.moved_to(dir.path());
-          }
-          return dir.path();
-        });
+        train_with_checkpoints(config, log, progress, checkpoints, last,
+                               {[&] { return dir.path(); },
+                                [&](const std::filesystem::path& file) {
+                                  if (dir.committed()) return file;
+                                  const std::filesystem::path staged = dir.path();
+                                  dir.commit();
+                                  log.moved_to(dir.path());
+                                  return dir.path() / file.lexically_relative(staged);
+                                }});
     write_summary(dir.path(), summary);
     dir.commit();
     return summary;
@@ -176,7 +188,8 @@ metrics::Summary resume_job(const config::Config& config, const std::filesystem:
   std::optional<SavedCheckpoint> last = SavedCheckpoint{point.file, point.time};
   try {
     const metrics::Summary summary =
-        train_with_checkpoints(config, log, progress, checkpoints, last, [&dir] { return dir; });
+        train_with_checkpoints(config, log, progress, checkpoints, last,
+                               {.directory = [&dir] { return dir; }, .saved = {}});
     write_summary(dir, summary);
     return summary;
   } catch (const checkpoint::CheckpointError& error) {  // its state does not fit the run
