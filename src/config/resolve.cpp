@@ -89,12 +89,13 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   Config chosen;
   settings.apply_to(chosen);
   // The worker count the run will have: the scenario's unless the user set it.
+  const Scenario& scenario = *find_scenario(chosen.cluster.scenario);
   Config shaped;
-  apply_scenario(*find_scenario(chosen.cluster.scenario), shaped.cluster);
+  apply_scenario(scenario, shaped.cluster, scenario.workers);
   settings.apply_to(shaped);
 
   Config config;
-  apply_scenario(*find_scenario(chosen.cluster.scenario), config.cluster);
+  apply_scenario(scenario, config.cluster, shaped.cluster.workers);
   if (const auto defaults = training_defaults(chosen.cluster.scenario, chosen.protocol.name,
                                               shaped.cluster.workers)) {
     apply_training_defaults(*defaults, config);

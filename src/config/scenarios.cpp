@@ -91,13 +91,28 @@ const Scenario* find_scenario(std::string_view name) {
   return it == all.end() ? nullptr : &*it;
 }
 
-void apply_scenario(const Scenario& scenario, ClusterConfig& cluster) {
+std::vector<double> spread_over(const std::vector<double>& pattern, int workers) {
+  const size_t length = pattern.size();
+  const auto count = static_cast<size_t>(std::max(workers, 0));
+  std::vector<double> spread;
+  spread.reserve(count);
+  for (size_t w = 0; w + length <= count; w += length) {
+    spread.insert(spread.end(), pattern.begin(), pattern.end());
+  }
+  const size_t left = count - spread.size();
+  for (size_t j = 0; j < left; ++j) {
+    spread.push_back(pattern[(2 * j + 1) * length / (2 * left)]);
+  }
+  return spread;
+}
+
+void apply_scenario(const Scenario& scenario, ClusterConfig& cluster, int workers) {
   cluster.scenario = scenario.name;
-  cluster.workers = scenario.workers;
+  cluster.workers = workers;
   cluster.servers = scenario.servers;
-  cluster.speeds = scenario.speeds;
-  cluster.link_gbps = scenario.link_gbps;
-  cluster.link_latency_ms = scenario.link_latency_ms;
+  cluster.speeds = spread_over(scenario.speeds, workers);
+  cluster.link_gbps = spread_over(scenario.link_gbps, workers);
+  cluster.link_latency_ms = spread_over(scenario.link_latency_ms, workers);
   cluster.worker_gflops = scenario.worker_gflops;
   cluster.compute_noise = scenario.compute_noise;
 }

@@ -12,15 +12,16 @@
 
 namespace hetps::config {
 
-// The cluster settings a scenario fixes; every other cluster key keeps its default.
+// The cluster settings a scenario fixes; every other cluster key keeps its default. Its
+// per-worker lists are patterns for `workers` workers, spread over the run's (spread_over).
 struct Scenario {
   std::string name;
   std::string description;
   int workers = 1;
   int servers = 1;
-  std::vector<double> speeds;           // cycled over the workers
-  std::vector<double> link_gbps;        // cycled over the workers
-  std::vector<double> link_latency_ms;  // cycled over the workers
+  std::vector<double> speeds;
+  std::vector<double> link_gbps;
+  std::vector<double> link_latency_ms;
   double worker_gflops = 0;
   double compute_noise = 0;
 };
@@ -28,7 +29,16 @@ struct Scenario {
 const std::vector<Scenario>& scenarios();
 // nullptr when there is no such scenario.
 const Scenario* find_scenario(std::string_view name);
-void apply_scenario(const Scenario& scenario, ClusterConfig& cluster);
+// `pattern` (a scenario's list for its own worker count) for `workers` workers: repeated as a
+// whole as often as it fits, then the workers left take entries spread evenly across it (the
+// middle of each of their equal parts). So every count keeps the pattern's mix as near as it
+// can: 4 workers of {1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25} get {1, 1, 0.5, 0.25}, where cycling the
+// pattern gave four equal workers; a multiple of its length gets the pattern repeated, as
+// before.
+std::vector<double> spread_over(const std::vector<double>& pattern, int workers);
+
+// Sets the cluster to `scenario` with `workers` workers, its lists spread over them.
+void apply_scenario(const Scenario& scenario, ClusterConfig& cluster, int workers);
 
 // The training settings a protocol runs with on a scenario unless the user sets them.
 struct TrainingDefaults {

@@ -2,6 +2,8 @@
 // file < --set.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "config/scenarios.h"
 #include "config_test_util.h"
 #include "protocol/registry.h"
@@ -19,8 +21,8 @@ TEST(Resolve, DefaultScenarioIsHeteroCompute) {
   EXPECT_EQ(config.cluster.workers, 8);
   EXPECT_EQ(config.cluster.servers, 1);
   EXPECT_EQ(config.cluster.speeds, (std::vector<double>{1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25}));
-  EXPECT_EQ(config.cluster.link_gbps, std::vector<double>{10});
-  EXPECT_EQ(config.cluster.link_latency_ms, std::vector<double>{0.05});
+  EXPECT_EQ(config.cluster.link_gbps, std::vector<double>(8, 10));
+  EXPECT_EQ(config.cluster.link_latency_ms, std::vector<double>(8, 0.05));
   EXPECT_EQ(config.cluster.worker_gflops, 2.8);
   EXPECT_EQ(config.cluster.compute_noise, 0.05);
 }
@@ -28,10 +30,41 @@ TEST(Resolve, DefaultScenarioIsHeteroCompute) {
 TEST(Resolve, HeteroNetworkPutsTwoWorkersOnSlowLinks) {
   const Config config = resolve_sets({"cluster.scenario=hetero-network"});
   EXPECT_EQ(config.cluster.workers, 8);
-  EXPECT_EQ(config.cluster.speeds, std::vector<double>{1});
+  EXPECT_EQ(config.cluster.speeds, std::vector<double>(8, 1));
   EXPECT_EQ(config.cluster.link_gbps, (std::vector<double>{10, 10, 10, 10, 10, 10, 0.5, 0.5}));
   EXPECT_EQ(config.cluster.link_latency_ms,
             (std::vector<double>{0.05, 0.05, 0.05, 0.05, 0.05, 0.05, 2.0, 2.0}));
+}
+
+// Another worker count keeps the scenario's mix: cycling its 8-entry lists over 4 workers gave
+// four equal workers on fast links.
+TEST(Resolve, AScenariosMixIsSpreadOverTheWorkerCount) {
+  const Config four = resolve_sets({"cluster.workers=4"});
+  EXPECT_EQ(four.cluster.speeds, (std::vector<double>{1, 1, 0.5, 0.25}));
+  const Config network = resolve_sets({"cluster.scenario=hetero-network", "cluster.workers=4"});
+  EXPECT_EQ(network.cluster.link_gbps, (std::vector<double>{10, 10, 10, 0.5}));
+  EXPECT_EQ(network.cluster.link_latency_ms, (std::vector<double>{0.05, 0.05, 0.05, 2.0}));
+  const Config sixteen = resolve_sets({"cluster.workers=16"});
+  const std::vector<double> mix = {1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25};
+  std::vector<double> twice = mix;
+  twice.insert(twice.end(), mix.begin(), mix.end());
+  EXPECT_EQ(sixteen.cluster.speeds, twice);
+  // The user's own list is theirs: cycled by the engines, as written.
+  EXPECT_EQ(resolve_sets({"cluster.workers=4", "cluster.speeds=[1.0, 0.5]"}).cluster.speeds,
+            (std::vector<double>{1, 0.5}));
+}
+
+TEST(Resolve, SpreadOverKeepsTheMixAtEveryCount) {
+  const std::vector<double> mix = {1, 1, 1, 1, 0.5, 0.5, 0.25, 0.25};
+  EXPECT_EQ(spread_over(mix, 1), std::vector<double>{0.5});
+  EXPECT_EQ(spread_over(mix, 2), (std::vector<double>{1, 0.25}));
+  EXPECT_EQ(spread_over(mix, 5), (std::vector<double>{1, 1, 0.5, 0.5, 0.25}));
+  EXPECT_EQ(spread_over(mix, 8), mix);
+  const std::vector<double> twelve = spread_over(mix, 12);
+  EXPECT_EQ(std::count(twelve.begin(), twelve.end(), 1.0), 6);
+  EXPECT_EQ(std::count(twelve.begin(), twelve.end(), 0.5), 3);
+  EXPECT_EQ(std::count(twelve.begin(), twelve.end(), 0.25), 3);
+  EXPECT_EQ(spread_over({2.0}, 3), (std::vector<double>{2, 2, 2}));
 }
 
 TEST(Resolve, EveryScenarioResolvesWithEveryProtocol) {
