@@ -329,8 +329,8 @@ std::vector<ParamSpec> petrel_params() {
                  "round) or at the server",
                  {"leader", "server"}),
       number_param("community_staleness", -1,
-                   "the most rounds a community may run ahead of another, with the heuristic "
-                   "agent; -1 = unbounded",
+                   "the most rounds a community may run ahead of another: the heuristic agent's "
+                   "bound, and the learned agent's until its first decision; -1 = unbounded",
                    -1, 1e9, true),
       word_param("agent", "heuristic",
                  "the configuration agent: heuristic (silhouette over K = 2..K_max) or learned "

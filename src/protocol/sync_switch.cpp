@@ -248,9 +248,11 @@ ProtocolInfo sync_switch_protocol() {
                                  "(seconds)",
                                  0, 1e9),
                     "online", {"elastic"}),
-          number_param("switch_overhead_s", 0,
-                       "elastic: the cost of a switch (seconds); 0 = the measured time of one pull",
-                       0, 1e9),
+          only_with(number_param("switch_overhead_s", 0,
+                                 "elastic: the cost of a switch (seconds); 0 = the measured time "
+                                 "of one pull",
+                                 0, 1e9),
+                    "online", {"elastic"}),
       },
       [](const config::ProtocolParams& params) {
         SyncSwitchOptions options;

@@ -343,6 +343,9 @@ TEST(ConfigErrors, AParameterThatWouldDoNothingIsRefused) {
                            "protocol.expected_episode_s=3"}),
             "--set protocol.expected_episode_s=3: protocol.expected_episode_s acts only with "
             "protocol.online = \"elastic\"; protocol.online is \"greedy\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.switch_overhead_s=5"}),
+            "--set protocol.switch_overhead_s=5: protocol.switch_overhead_s acts only with "
+            "protocol.online = \"elastic\"; protocol.online is \"none\", so it would do nothing");
   EXPECT_EQ(resolve_error({"protocol.name=petrel", "protocol.dbscan_min_points=3"}),
             "--set protocol.dbscan_min_points=3: protocol.dbscan_min_points acts only with "
             "protocol.grouping = \"dbscan\"; protocol.grouping is \"kmeans\", so it would do "
