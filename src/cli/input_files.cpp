@@ -1,11 +1,13 @@
 #include "cli/input_files.h"
 
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "data/load.h"
 #include "params/fnv1a.h"
 
 namespace hetps::cli {
@@ -26,6 +28,10 @@ nlohmann::json input_file_digests(const config::Config& config) {
     if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", digest_of(file)}};
   };
   add("cluster.trace", config.cluster.trace);
+  // The data set is read from files too: one swapped for another would resume on other data.
+  for (const std::filesystem::path& file : data::data_files(config.data)) {
+    add("data file " + file.filename().string(), file.string());
+  }
   for (const char* param : {"policy_file", "agent_file"}) {
     const auto value = config.protocol.params.find(param);
     if (value != config.protocol.params.end()) {

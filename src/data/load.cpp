@@ -29,18 +29,21 @@ Dataset to_dataset(const LabelledImages& set) {
   return dataset;
 }
 
+bool is_idx_dataset(const config::DataConfig& cfg) {
+  return cfg.name == "fashion-mnist" || cfg.name == "mnist";
+}
+
 DataSplit load_idx_dataset(const config::DataConfig& cfg) {
-  const fs::path dir = fs::path(cfg.dir) / cfg.name;
-  for (const char* file : {kTrainImagesFile, kTrainLabelsFile, kTestImagesFile, kTestLabelsFile}) {
+  for (const fs::path& file : data_files(cfg)) {
     std::error_code ec;
-    if (!fs::is_regular_file(dir / file, ec)) {
+    if (!fs::is_regular_file(file, ec)) {
       throw DataError(fmt::format(
           "{}: file not found (data.name = '{}', data.dir = '{}'); run `hetps data fetch {}` "
           "with the same data.dir, or copy the official IDX files there",
-          (dir / file).string(), cfg.name, cfg.dir, cfg.name));
+          file.string(), cfg.name, cfg.dir, cfg.name));
     }
   }
-  const IdxSplit split = read_idx_split(dir, kIdxClasses);
+  const IdxSplit split = read_idx_split(fs::path(cfg.dir) / cfg.name, kIdxClasses);
   return {to_dataset(split.train), to_dataset(split.test)};
 }
 
@@ -53,8 +56,15 @@ void check_synthetic_size(const char* field, int64_t size) {
 
 }  // namespace
 
+std::vector<fs::path> data_files(const config::DataConfig& cfg) {
+  if (!is_idx_dataset(cfg)) return {};
+  const fs::path dir = fs::path(cfg.dir) / cfg.name;
+  return {dir / kTrainImagesFile, dir / kTrainLabelsFile, dir / kTestImagesFile,
+          dir / kTestLabelsFile};
+}
+
 DataSplit load_data(const config::DataConfig& cfg, uint64_t seed) {
-  if (cfg.name == "fashion-mnist" || cfg.name == "mnist") return load_idx_dataset(cfg);
+  if (is_idx_dataset(cfg)) return load_idx_dataset(cfg);
   if (cfg.name == "synthetic") {
     check_synthetic_size("data.synthetic_train", cfg.synthetic_train);
     check_synthetic_size("data.synthetic_test", cfg.synthetic_test);

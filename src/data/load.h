@@ -5,7 +5,9 @@
 
 #include <array>
 #include <cstdint>
+#include <filesystem>
 #include <string_view>
+#include <vector>
 
 #include "config/config.h"
 #include "data/dataset.h"
@@ -22,5 +24,8 @@ inline constexpr std::array<std::string_view, 3> kDatasetNames = {"fashion-mnist
 // scaled to [0, 1]. Throws DataError naming the field or file and what is wrong: an unknown
 // `data.name`, missing files (with the fetch command to run), corrupt files, bad sizes.
 DataSplit load_data(const config::DataConfig& cfg, uint64_t seed);
+
+// The files load_data reads for `cfg`: the four IDX files, or none (synthetic).
+std::vector<std::filesystem::path> data_files(const config::DataConfig& cfg);
 
 }  // namespace hetps::data

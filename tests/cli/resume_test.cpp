@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -173,6 +175,68 @@ TEST(Resume, AChangedInputFileIsRefused) {
   EXPECT_THAT(changed.output, HasSubstr("was taken while cluster.trace (" + trace.string() +
                                         ") held other contents than it holds now"));
   write_trace("1.0");
+  const Outcome restored = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(restored.exit_code, 0) << restored.output;
+}
+
+// Writes an IDX file: a big-endian header (magic, then each dimension), then `values`.
+void write_idx(const std::filesystem::path& file, uint32_t magic,
+               const std::vector<uint32_t>& dimensions, const std::vector<uint8_t>& values) {
+  std::ofstream out(file, std::ios::binary);
+  const auto big_endian = [&](uint32_t word) {
+    for (int shift = 24; shift >= 0; shift -= 8) out.put(static_cast<char>((word >> shift) & 0xff));
+  };
+  big_endian(magic);
+  for (uint32_t dimension : dimensions) big_endian(dimension);
+  out.write(reinterpret_cast<const char*>(values.data()),
+            static_cast<std::streamsize>(values.size()));
+}
+
+constexpr uint32_t kTinyImages = 64;
+
+// The labels of a tiny data set's `split` ("train" or "t10k"), counting up from `first`.
+void write_tiny_labels(const std::filesystem::path& set, const char* split, uint8_t first) {
+  std::vector<uint8_t> labels(kTinyImages);
+  for (uint32_t i = 0; i < kTinyImages; ++i) labels[i] = static_cast<uint8_t>((first + i) % 10);
+  write_idx(set / fmt::format("{}-labels-idx1-ubyte", split), 0x801, {kTinyImages}, labels);
+}
+
+// A tiny MNIST-shaped data set under `<dir>/mnist`: 64 images in each split.
+void write_tiny_mnist(const std::filesystem::path& dir) {
+  const std::filesystem::path set = dir / "mnist";
+  std::filesystem::create_directories(set);
+  std::vector<uint8_t> pixels(kTinyImages * 28 * 28);
+  for (size_t i = 0; i < pixels.size(); ++i) pixels[i] = static_cast<uint8_t>(i * 7);
+  for (const char* split : {"train", "t10k"}) {
+    write_idx(set / fmt::format("{}-images-idx3-ubyte", split), 0x803, {kTinyImages, 28, 28},
+              pixels);
+    write_tiny_labels(set, split, 0);
+  }
+}
+
+// The data set's files are inputs too: a resume after one was replaced is refused.
+TEST(Resume, AChangedDataFileIsRefused) {
+  const ScratchDir scratch;
+  write_tiny_mnist(scratch / "data");
+  const auto run = scratch / "mnist-run";
+  // After checkpointed_run's settings, whose synthetic data set these replace.
+  std::vector<std::string> args = checkpointed_run({"train", "--quiet", "--out", run.string()});
+  for (const std::string& set :
+       {std::string("data.name=mnist"), "data.dir=" + (scratch / "data").string()}) {
+    args.push_back("--set");
+    args.push_back(set);
+  }
+  const int status = interrupt_after_checkpoints(args, run, 1, scratch / "mnist-run.out");
+  ASSERT_EQ(status, 130) << read_file(scratch / "mnist-run.out");
+
+  write_tiny_labels(scratch / "data" / "mnist", "train", 1);
+  const Outcome changed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_THAT(changed.output,
+              HasSubstr("was taken while data file train-labels-idx1-ubyte (" +
+                        (scratch / "data" / "mnist" / "train-labels-idx1-ubyte").string() +
+                        ") held other contents than it holds now"));
+  write_tiny_labels(scratch / "data" / "mnist", "train", 0);
   const Outcome restored = run_hetps({"train", "--quiet", "--resume", run.string()});
   EXPECT_EQ(restored.exit_code, 0) << restored.output;
 }
