@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -81,6 +82,22 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
             "cluster.switch_overhead_pulls", "engine", "sim", config.engine);
 }
 
+// A per-worker list longer than the worker count would have its tail ignored: most likely a
+// list written for another cluster, so it is refused rather than cut.
+void refuse_lists_longer_than_the_workers(const UserSettings& settings, const Config& config) {
+  const ClusterConfig& cluster = config.cluster;
+  for (const auto& [key, list] :
+       {std::pair<std::string_view, const std::vector<double>*>{"cluster.speeds", &cluster.speeds},
+        {"cluster.link_gbps", &cluster.link_gbps},
+        {"cluster.link_latency_ms", &cluster.link_latency_ms}}) {
+    if (list->size() <= static_cast<size_t>(cluster.workers)) continue;
+    throw ConfigError(fmt::format(
+        "{}: {} has {} entries for cluster.workers = {}: give one per worker, or fewer (cycled "
+        "over the workers)",
+        settings.where_set(key).value_or(std::string(key)), key, list->size(), cluster.workers));
+  }
+}
+
 }  // namespace
 
 Config resolve(const UserSettings& settings, const ResolveOptions& options) {
@@ -106,6 +123,7 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   apply_policy_file(config.protocol.params, given);
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
+  refuse_lists_longer_than_the_workers(settings, config);
   refuse_idle_settings(settings, config);
   return config;
 }

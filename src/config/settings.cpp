@@ -24,12 +24,19 @@ ParamValue param_value(const toml::node& node, const ValueSite& site) {
 }
 
 // VALUE as TOML when it is a valid TOML value, else as a string: `--set protocol.name=ssp`.
-toml::table value_table(std::string_view value) {
+// A value that opens a list, a table or a quoted string was meant as TOML: taken as a word it
+// would only meet a puzzling type error ("[1," is not a list), so its own error is given.
+toml::table value_table(std::string_view value, std::string_view origin) {
   try {
     toml::table parsed = toml::parse(fmt::format("value = {}", value));
     if (parsed.size() == 1) return parsed;
-  } catch (const toml::parse_error&) {
-    // Not a TOML value: a bare word.
+  } catch (const toml::parse_error& error) {
+    if (!value.empty() && std::string_view("[{\"'").find(value.front()) != std::string_view::npos) {
+      throw ConfigError(fmt::format(
+          "{}: the value is not valid TOML ({}); write a list as [1, 0.5], a table as {{ a = 1 "
+          "}}, a string as \"text\" or as a bare word",
+          origin, error.description()));
+    }
   }
   toml::table table;
   table.insert("value", std::string(value));
@@ -73,7 +80,8 @@ void UserSettings::add_set(std::string_view assignment) {
 }
 
 void UserSettings::add(std::string_view key, std::string_view value, std::string origin) {
-  add_layer(key, value_table(value), std::move(origin));
+  toml::table table = value_table(value, origin);
+  add_layer(key, std::move(table), std::move(origin));
 }
 
 void UserSettings::add_string(std::string_view key, std::string value, std::string origin) {

@@ -166,6 +166,36 @@ TEST(ConfigErrors, ListsAreCheckedElementByElement) {
             "of finite numbers >= 0, got 0.5");
 }
 
+// A value that opens a list, a table or a quoted string is TOML gone wrong, not a word.
+TEST(ConfigErrors, BrokenTomlInSetIsNamedAsSuch) {
+  EXPECT_THAT(resolve_error({"cluster.speeds=[1,"}),
+              StartsWith("--set cluster.speeds=[1,: the value is not valid TOML ("));
+  EXPECT_THAT(resolve_error({"cluster.random_stragglers={rate_per_min=1"}),
+              HasSubstr("write a list as [1, 0.5], a table as { a = 1 }"));
+  EXPECT_THAT(resolve_error({"run.name=\"open"}),
+              StartsWith("--set run.name=\"open: the value is not valid TOML ("));
+  // A bare word is still a string.
+  EXPECT_EQ(resolve_error({"run.name=my-run"}), "");
+}
+
+// A shorter list is cycled over the workers; a longer one, whose tail no worker would take, is
+// refused by name, wherever it was set.
+TEST(ConfigErrors, APerWorkerListLongerThanTheWorkersIsRefused) {
+  EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5, 0.25, 0.1]"}),
+            "--set cluster.speeds=[1, 0.5, 0.25, 0.1]: cluster.speeds has 4 entries for "
+            "cluster.workers = 3: give one per worker, or fewer (cycled over the workers)");
+  EXPECT_EQ(resolve_error({"cluster.workers=1", "cluster.link_gbps=[10, 1]"}),
+            "--set cluster.link_gbps=[10, 1]: cluster.link_gbps has 2 entries for "
+            "cluster.workers = 1: give one per worker, or fewer (cycled over the workers)");
+  const ConfigFile file("[cluster]\nworkers = 2\nlink_latency_ms = [0.1, 0.1, 2.0]\n");
+  EXPECT_EQ(resolve_error({}, &file),
+            file.path() +
+                ":3: cluster.link_latency_ms has 3 entries for cluster.workers = 2: give one per "
+                "worker, or fewer (cycled over the workers)");
+  EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5, 0.25]"}), "");
+  EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5]"}), "");
+}
+
 TEST(ConfigErrors, UnknownWordsListTheChoices) {
   EXPECT_EQ(resolve_error({"engine=gpu"}),
             "--set engine=gpu: engine must be one of: sim, threads, mpi, got \"gpu\"");
