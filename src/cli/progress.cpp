@@ -52,12 +52,26 @@ void ProgressDisplay::on_eval(const metrics::EvalRecord& record) {
 }
 
 void ProgressDisplay::on_event(const nlohmann::json& record) {
-  if (style_ == ProgressStyle::Silent || record.at("type") != "diverged") return;
+  if (style_ == ProgressStyle::Silent) return;
+  const std::string& type = record.at("type").get_ref<const std::string&>();
+  const double time = record.at("time").get<double>();
+  std::string warning;
+  if (type == "diverged") {
+    warning = fmt::format(
+        "the test loss is no longer finite at {} time {:.1f} s: training diverged (a smaller "
+        "train.lr may help)",
+        clock_, time);
+  } else if (type == "stall_warning") {
+    // Said while the run goes on: a worker the run may soon stop for is worth knowing of now.
+    warning = fmt::format("at {} time {:.1f} s: {}", clock_, time,
+                          record.at("message").get<std::string>());
+  } else if (type == "warning") {
+    warning = record.at("message").get<std::string>();
+  } else {
+    return;
+  }
   finish();
-  fmt::print(out_,
-             "{}: warning: the test loss is no longer finite at {} time {:.1f} s: training "
-             "diverged (a smaller train.lr may help)\n",
-             label_, clock_, record.at("time").get<double>());
+  fmt::print(out_, "{}: warning: {}\n", label_, warning);
   out_.flush();
 }
 

@@ -25,7 +25,8 @@ class ProgressDisplay : public engine::RunListener {
   ProgressDisplay(ProgressStyle style, std::string label, const config::Config& config,
                   std::ostream& out);
   void on_eval(const metrics::EvalRecord& record) override;
-  // Warns, on its own line, at a `diverged` record: nothing else in the progress shows it.
+  // Warns, on its own line, at a `diverged` record, a `stall_warning` and an engine's `warning`
+  // (shared cores): nothing else in the progress shows them.
   void on_event(const nlohmann::json& record) override;
   // Ends the bar's line; call once the run is over.
   void finish();

@@ -83,6 +83,26 @@ TEST(Train, ARunThatDivergesSaysSoOnce) {
   EXPECT_GE(null_losses, 2) << "the run went on after it diverged: one record, not one per eval";
 }
 
+// A worker past run.stall_warning_s is said while the run goes on, not only in the run log: an
+// asynchronous run that outlives a hung worker ends well and would say nothing else of it.
+TEST(Train, AStallWarningIsShownWhileTheRunGoesOn) {
+  const ScratchDir scratch;
+  const Outcome outcome = run_hetps(
+      tiny_run({"train", "--out", (scratch / "run").string(), "--set", "protocol.name=asp", "--set",
+                "cluster.failures=[{worker=1,time=0.05,kind=\"hang\"}]", "--set",
+                "run.stall_warning_s=0.2"}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(outcome.output,
+              HasSubstr("asp: warning: at virtual time 0.2 s: slow: worker 1 (waiting for its "
+                        "update since"));
+  const Outcome quiet = run_hetps(tiny_run(
+      {"train", "--quiet", "--out", (scratch / "quiet").string(), "--set", "protocol.name=asp",
+       "--set", "cluster.failures=[{worker=1,time=0.05,kind=\"hang\"}]", "--set",
+       "run.stall_warning_s=0.2"}));
+  ASSERT_EQ(quiet.exit_code, 0) << quiet.output;
+  EXPECT_THAT(quiet.output, ::testing::Not(HasSubstr("warning")));
+}
+
 TEST(Train, ConfigTomlReproducesTheRun) {
   const ScratchDir scratch;
   ASSERT_EQ(
