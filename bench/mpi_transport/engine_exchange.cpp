@@ -107,7 +107,7 @@ class WorkerEnd : public EngineExchange {
       : comm_(comm),
         layout_(one_worker_asp().cluster, comm, one_worker_asp().run.stall_timeout_s),
         // One server: no shard rank sends slices, so the slice communicator is never used.
-        endpoint_(comm, comm, layout_, {{0, floats}}, clock_,
+        endpoint_(comm, comm, layout_, {{0, floats}}, clock_, one_worker_asp().run.stall_warning_s,
                   one_worker_asp().run.stall_timeout_s) {
     clock_.start(comm, mpi::Patience::before_training(one_worker_asp().run));
     endpoint_.ask_first_pull();

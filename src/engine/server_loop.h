@@ -25,6 +25,7 @@
 #include <functional>
 #include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "config/config.h"
@@ -129,6 +130,11 @@ class ServerLoop : public protocol::Actions {
   // hang says nothing, and nothing but checkpoints hears of it): the worker's state may now be
   // read from another thread.
   void on_worker_silent(int worker) { silent_[static_cast<size_t>(worker)] = true; }
+  // `worker` cannot send the update it owes before `blocker` comes (on mpi, a server shard's
+  // slice of its reply): the stall inspector names that, not the worker alone.
+  void on_worker_held_up(int worker, std::string blocker) {
+    inspector_.held_up(worker, std::move(blocker));
+  }
   // The id of the update `worker` owes the server, or -1.
   int owed_update(int worker) const { return owed_[static_cast<size_t>(worker)]; }
 

@@ -28,22 +28,33 @@ StallInspector::StallInspector(double warning_seconds, double timeout_seconds,
       describe_(std::move(describe)) {}
 
 void StallInspector::expect(int worker, double since, std::string awaited) {
-  waits_[worker] = Wait{since, std::move(awaited), false};
+  waits_[worker] = Wait{since, std::move(awaited), false, ""};
 }
 
 void StallInspector::settle(int worker) { waits_.erase(worker); }
 
+void StallInspector::held_up(int worker, std::string blocker) {
+  const auto wait = waits_.find(worker);
+  if (wait != waits_.end()) wait->second.blocker = std::move(blocker);
+}
+
 std::string StallInspector::describe_wait(int worker, const Wait& wait, double now) const {
-  return fmt::format("{} (waiting for {} since {:.1f} s, {:.1f} s ago)", describe_(worker),
-                     wait.awaited, wait.since, now - wait.since);
+  const std::string blocker =
+      wait.blocker.empty() ? "" : fmt::format("; the worker itself waits for {}", wait.blocker);
+  return fmt::format("{} (waiting for {} since {:.1f} s, {:.1f} s ago{})", describe_(worker),
+                     wait.awaited, wait.since, now - wait.since, blocker);
 }
 
 StallInspector::Findings StallInspector::check(double now) {
   Findings findings;
   std::vector<std::string> overdue;
+  bool unexplained = false;  // a worker overdue that did not say what holds it up
   for (auto& [worker, wait] : waits_) {
     // The same sums as next_check's, so that checking at next_check() always finds its due.
-    if (now >= wait.since + timeout_seconds_) overdue.push_back(describe_wait(worker, wait, now));
+    if (now >= wait.since + timeout_seconds_) {
+      overdue.push_back(describe_wait(worker, wait, now));
+      unexplained = unexplained || wait.blocker.empty();
+    }
     if (now >= wait.since + warning_seconds_ && !wait.warned) {
       wait.warned = true;
       findings.warnings.push_back(fmt::format("slow: {}; run.stall_warning_s = {}",
@@ -51,8 +62,9 @@ StallInspector::Findings StallInspector::check(double now) {
     }
   }
   if (!overdue.empty()) {
-    findings.timeout = fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}{}",
-                                   timeout_seconds_, fmt::join(overdue, "; "), kBusyLooksHung);
+    findings.timeout =
+        fmt::format("stalled: waited longer than run.stall_timeout_s = {} for {}{}",
+                    timeout_seconds_, fmt::join(overdue, "; "), unexplained ? kBusyLooksHung : "");
   }
   return findings;
 }
@@ -68,10 +80,12 @@ double StallInspector::next_check() const {
 nlohmann::json StallInspector::save_state() const {
   nlohmann::json waits = nlohmann::json::array();
   for (const auto& [worker, wait] : waits_) {
-    waits.push_back({{"worker", worker},
-                     {"since", wait.since},
-                     {"awaited", wait.awaited},
-                     {"warned", wait.warned}});
+    nlohmann::json saved = {{"worker", worker},
+                            {"since", wait.since},
+                            {"awaited", wait.awaited},
+                            {"warned", wait.warned}};
+    if (!wait.blocker.empty()) saved["blocker"] = wait.blocker;
+    waits.push_back(std::move(saved));
   }
   return {{"waits", waits}};
 }
@@ -84,8 +98,10 @@ void StallInspector::restore_state(const nlohmann::json& state) {
       if (worker < 0) {
         throw checkpoint::CheckpointError(fmt::format("a wait for worker {}", worker));
       }
+      // "blocker" only where the worker said what held it up (and absent from older
+      // checkpoints).
       const Wait wait{saved.at("since").get<double>(), saved.at("awaited").get<std::string>(),
-                      saved.at("warned").get<bool>()};
+                      saved.at("warned").get<bool>(), saved.value("blocker", std::string())};
       if (!waits.emplace(worker, wait).second) {
         throw checkpoint::CheckpointError(fmt::format("worker {}'s wait is given twice", worker));
       }

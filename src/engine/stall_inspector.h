@@ -24,6 +24,10 @@ class StallInspector {
   void expect(int worker, double since, std::string awaited = "its update");
   // The awaited message came, or the worker is gone: nothing waits for it any more.
   void settle(int worker);
+  // The worker says it cannot send what is awaited: it waits itself for `blocker` ("server
+  // shard 1 (rank 1 on host h)'s slice of its last reply"), which the warnings and the timeout
+  // then name. Ignored when nothing waits for the worker.
+  void held_up(int worker, std::string blocker);
 
   struct Findings {
     std::vector<std::string> warnings;   // waits that just passed the warning (each said once)
@@ -44,6 +48,7 @@ class StallInspector {
     double since = 0;
     std::string awaited;
     bool warned = false;
+    std::string blocker;  // what the worker itself waits for, when it said so
   };
   std::string describe_wait(int worker, const Wait& wait, double now) const;
 

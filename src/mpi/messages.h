@@ -13,7 +13,10 @@
 //                    when run.timeline_intervals = 0) and kGoodbye (empty, the worker's last
 //                    message); kWentSilent (empty: its injected hang began, the engine's own
 //                    notice, for checkpoints); kWorkerState (its state for a checkpoint, CBOR
-//                    bytes, the answer to a kStateRequest).
+//                    bytes, the answer to a kStateRequest); kAwaitingShard (a shard's index,
+//                    one int: the worker's push to that shard rank, or the rank's slice of
+//                    its reply, has not gone through within run.stall_warning_s; repeated
+//                    every run.stall_warning_s while so).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
 //                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every
@@ -87,6 +90,7 @@ enum Tag : int {
   kHeldUpdates,
   kShardState,
   kClockProbe,
+  kAwaitingShard,
 };
 
 // MPI counts elements in an int.

@@ -83,6 +83,12 @@ std::string RankLayout::describe_server() const {
                      hosts_[static_cast<size_t>(server_rank())]);
 }
 
+std::string RankLayout::describe_shard(int shard) const {
+  const int rank = shard_rank(shard);
+  return fmt::format("server shard {} (rank {} on host {})", shard, rank,
+                     hosts_[static_cast<size_t>(rank)]);
+}
+
 std::string RankLayout::describe_workers(const std::vector<int>& workers) const {
   std::vector<std::string> names;
   for (int worker : workers) names.push_back(describe_worker(worker));

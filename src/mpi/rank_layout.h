@@ -46,6 +46,8 @@ class RankLayout {
   std::string describe_worker(int worker) const;
   // "the server (rank 0 on host H)", likewise.
   std::string describe_server() const;
+  // "server shard S (rank R on host H)", likewise.
+  std::string describe_shard(int shard) const;
   // Several of them, separated by commas.
   std::string describe_workers(const std::vector<int>& workers) const;
   // "host H: R ranks on C cores" for every host whose ranks outnumber its cores.

@@ -186,6 +186,19 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       take_signal(rank, kWentSilent, comm_);
       server.on_worker_silent(worker);
       return;
+    case kAwaitingShard: {
+      const std::vector<int> shard = take_ids(message, comm_);
+      check_length(shard.size(), 1, rank, "an awaited shard");
+      if (shard.front() < 1 || shard.front() >= layout_.servers()) {
+        throw MessageError(rank, fmt::format("an awaited shard {}; expected one in [1, {})",
+                                             shard.front(), layout_.servers()));
+      }
+      server.on_worker_held_up(
+          worker, fmt::format("{}, which does not answer (a push to it, or its slice of a reply, "
+                              "has not gone through)",
+                              layout_.describe_shard(shard.front())));
+      return;
+    }
     default:
       throw MessageError(rank, fmt::format("message tag {} during the run", message.MPI_TAG));
   }
@@ -236,6 +249,7 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
       take_ids(wait_for_message(comm_, rank, kGoneMembers), comm_);
       return false;
     case kOrphanedUpdate:
+    case kAwaitingShard:
       take_ids(message, comm_);
       return false;
     case kTimeline:

@@ -81,12 +81,15 @@ void ShardPeers::fetch_model(server::ParameterServer& server) {
   for (int shard = 1; shard < layout_.servers(); ++shard) {
     const params::KeyRange& keys = slices_[static_cast<size_t>(shard)];
     fetched_.resize(keys.size());
+    const auto what = [&] {
+      return fmt::format("{}'s slice of version {} (for an evaluation)",
+                         layout_.describe_shard(shard), server.version());
+    };
+    // Announced first, with patience: post_receive_floats waits for that without it.
+    wait_for_message(comm_, layout_.shard_rank(shard), kShardModel, patience_, what);
     MPI_Request request =
         post_receive_floats(fetched_, layout_.shard_rank(shard), kShardModel, comm_);
-    wait_for(request, patience_, [&] {
-      return fmt::format("server shard rank {}'s slice of version {}", layout_.shard_rank(shard),
-                         server.version());
-    });
+    wait_for(request, patience_, what);
     server.load_keys(keys, fetched_);
   }
 }

@@ -23,13 +23,14 @@ std::span<float> part(std::span<float> whole, const params::KeyRange& keys) {
 
 WorkerEndpoint::WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
                                std::vector<params::KeyRange> slices, RunClock& clock,
-                               double stall_timeout_seconds)
+                               double stall_warning_seconds, double stall_timeout_seconds)
     : comm_(comm),
       slice_comm_(slice_comm),
       layout_(layout),
       server_(layout.server_rank()),
       slices_(std::move(slices)),
       clock_(clock),
+      stall_warning_seconds_(stall_warning_seconds),
       stall_timeout_seconds_(stall_timeout_seconds),
       bounds_{layout.workers(), slices_.back().end},
       model_(slices_.back().end),
@@ -86,11 +87,28 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
           "run.stall_timeout_s, so the server is taken for hung",
           stall_timeout_seconds_, layout_.describe_server()));
     }
-    const double left = std::min(deadline, gives_up_at) - now();
+    const double left = deadline - now();
     if (left <= 0) break;
-    backoff.pause(left);
+    // Past gives_up_at the next turn throws: a wait cut short there must not end as a deadline.
+    backoff.pause(std::min(left, gives_up_at - now()));
   }
   return std::nullopt;
+}
+
+void WorkerEndpoint::wait_on_shards(const std::function<std::optional<int>()>& awaited_shard) {
+  double tell_at = now() + stall_warning_seconds_;
+  Backoff backoff;
+  for (;;) {
+    const std::optional<int> shard = awaited_shard();
+    if (!shard) return;
+    if (*shard > 0 && now() >= tell_at) {
+      tell_at = now() + stall_warning_seconds_;
+      const std::vector<int> awaited = {*shard};
+      MPI_Request notice = post_ids(awaited, server_, kAwaitingShard, comm_);
+      wait_for(notice);
+    }
+    backoff.pause();
+  }
 }
 
 engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
@@ -103,6 +121,13 @@ engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {
       decode_reply_header(take_message(source, kReplyHeader, comm_), source, bounds_);
   const double begin = now();
   if (source == server_) {
+    // post_receive_floats waits for a slice to be announced: a hung shard rank holds it there.
+    wait_on_shards([&]() -> std::optional<int> {
+      for (int shard = 1; shard < layout_.servers(); ++shard) {
+        if (!probe(slice_comm_, layout_.shard_rank(shard), kReplyModel)) return shard;
+      }
+      return std::nullopt;
+    });
     std::vector<MPI_Request> requests;
     for (int shard = 0; shard < layout_.servers(); ++shard) {
       requests.push_back(post_receive_floats(part(model_, slices_[static_cast<size_t>(shard)]),
@@ -189,6 +214,7 @@ void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<con
   pushed_members_ = info.members;
   pushed_step_seconds_ = info.merged_step_seconds;
   std::vector<MPI_Request> requests;
+  std::vector<int> request_ranks;  // where each request sends to
   for (const UpdatePart& to : parts) {
     requests.push_back(post_header(pushed_, to.rank, header_tag, comm_));
     if (&to == &parts.front() && !pushed_members_.empty()) {
@@ -202,8 +228,21 @@ void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<con
       const auto slice = post_sparse_slice(engine::slice_of(*sparse, to.keys), to.rank, comm_);
       requests.insert(requests.end(), slice.begin(), slice.end());
     }
+    request_ranks.resize(requests.size(), to.rank);
   }
-  wait_for_all(requests);
+  wait_on_shards([&]() -> std::optional<int> {
+    std::optional<int> pending;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      int sent = 0;
+      MPI_Test(&requests[i], &sent, MPI_STATUS_IGNORE);
+      if (sent) continue;
+      // A shard rank is worth telling rank 0 about; rank 0 itself, or a leader, is not (0).
+      const int rank = request_ranks[i];
+      if (rank != server_ && rank < layout_.servers()) return rank;
+      pending = 0;
+    }
+    return pending;
+  });
   push_seconds_ = now() - begin;
 }
 

@@ -16,7 +16,8 @@
 // run.stall_timeout_s of engine time (which stands still while rank 0 evaluates): a worker that
 // waits for a reply and hears nothing at all from rank 0 for twice that takes rank 0 for hung
 // (a stopped process, a frozen host) and throws engine::ServerSilent naming it, which ends the
-// job, instead of waiting for good.
+// job, instead of waiting for good. A shard rank that sends no slice of a reply is told to rank 0,
+// whose stall inspector then names it (wait_for_slices).
 // Every message is checked before it is used (wire/headers.h, wire/message_checks.h): one of
 // another length, from a rank that does not send it, or with values no rank of the run sends
 // ends the run with a MessageError naming the sender.
@@ -52,11 +53,11 @@ namespace hetps::mpi {
 
 class WorkerEndpoint : public engine::WorkerLink {
  public:
-  // `slices`: the keys of each server shard, in shard order; `stall_timeout_seconds`:
-  // run.stall_timeout_s.
+  // `slices`: the keys of each server shard, in shard order; `stall_warning_seconds` and
+  // `stall_timeout_seconds`: run.stall_warning_s and run.stall_timeout_s.
   WorkerEndpoint(MPI_Comm comm, MPI_Comm slice_comm, const RankLayout& layout,
                  std::vector<params::KeyRange> slices, RunClock& clock,
-                 double stall_timeout_seconds);
+                 double stall_warning_seconds, double stall_timeout_seconds);
 
   // Follows the server's clock messages that came first: a time read between two waits (after a
   // step, or a transfer that outlasted an evaluation on rank 0) must leave out that pause too.
@@ -105,6 +106,12 @@ class WorkerEndpoint : public engine::WorkerLink {
   // Takes the reply whose header waits from `source` (the server or a leader); `use` is false
   // once the run is over (nothing is handed on then).
   engine::PulledModel take_reply(int source, bool use);
+  // Waits until `awaited_shard` says nothing is awaited any more (nullopt); while it names a
+  // shard rank's shard (> 0; 0: rank 0 or a leader), tells rank 0 so (kAwaitingShard) every
+  // run.stall_warning_s: its stall inspector, which waits for this worker's update, would
+  // otherwise blame this worker for a hung shard. Told again, as the notice may reach rank 0
+  // before it waits for this worker (a push that reached rank 0 but not the shard rank).
+  void wait_on_shards(const std::function<std::optional<int>()>& awaited_shard);
   // Where a part of an update goes.
   struct UpdatePart {
     int rank;
@@ -137,6 +144,7 @@ class WorkerEndpoint : public engine::WorkerLink {
   int server_;
   std::vector<params::KeyRange> slices_;
   RunClock& clock_;  // follows the server's (kClock) wherever this rank waits
+  double stall_warning_seconds_;
   double stall_timeout_seconds_;
   // While a reply is awaited: when rank 0 was last heard from (or the wait began).
   std::optional<double> server_heard_at_;

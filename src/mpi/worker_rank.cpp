@@ -54,7 +54,7 @@ void run_worker_rank(const RankSetup& setup) {
   WorkerEndpoint endpoint(
       setup.comm, setup.slice_comm, setup.layout,
       learner->layout().shard_ranges(static_cast<size_t>(setup.layout.servers())), clock,
-      setup.config.run.stall_timeout_s);
+      setup.config.run.stall_warning_s, setup.config.run.stall_timeout_s);
   const auto max_intervals = static_cast<size_t>(setup.config.run.timeline_intervals);
   metrics::WorkerActivity activity(max_intervals);
   engine::WorkerLoopState loop;

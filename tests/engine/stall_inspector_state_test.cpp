@@ -23,6 +23,7 @@ TEST(StallInspectorStateTest, ARestoredInspectorWarnsAndStopsAsTheSavedOneDoes) 
   original.expect(0, 0.1, "its first pull");
   original.expect(2, 1.0 / 3);
   original.expect(5, 1.7);
+  original.held_up(5, "server shard 1's slice of its last reply");
   original.check(2.2);  // worker 0 warned; workers 2 and 5 not yet
   StallInspector restored = warn_at_two_stop_at_five();
   restored.restore_state(testing::through_cbor(original.save_state()));

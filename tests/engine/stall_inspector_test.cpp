@@ -119,5 +119,40 @@ TEST(StallInspectorTest, ExpectingAgainAfterSettleRestartsTheWait) {
   EXPECT_TRUE(inspector.check(15.0).timeout);
 }
 
+// A worker that waits itself (on MPI, for a server shard's slice of its reply) is not the one
+// to blame: the warning and the timeout name what holds it up.
+TEST(StallInspectorTest, NamesWhatHoldsUpAWorkerThatSaidSo) {
+  StallInspector inspector = two_and_five();
+  inspector.expect(0, 0.0);
+  inspector.expect(1, 0.0);
+  inspector.held_up(0, "shard 1's slice of its last reply");
+  inspector.held_up(7, "nothing: no wait for worker 7");  // ignored
+  StallInspector::Findings findings = inspector.check(2.0);
+  ASSERT_EQ(findings.warnings.size(), 2u);
+  EXPECT_EQ(findings.warnings[0],
+            "slow: rank 1 (waiting for its update since 0.0 s, 2.0 s ago; the worker itself "
+            "waits for shard 1's slice of its last reply); run.stall_warning_s = 2");
+  EXPECT_EQ(findings.warnings[1],
+            "slow: rank 2 (waiting for its update since 0.0 s, 2.0 s ago); "
+            "run.stall_warning_s = 2");
+  EXPECT_EQ(inspector.next_check(), 5.0);
+  // A worker that waits itself is not busy: the timeout leaves out that a busy one looks hung.
+  StallInspector held = two_and_five();
+  held.expect(0, 0.0);
+  held.held_up(0, "shard 1's slice of its last reply");
+  EXPECT_EQ(*held.check(5.0).timeout,
+            "stalled: waited longer than run.stall_timeout_s = 5 for rank 1 (waiting for its "
+            "update since 0.0 s, 5.0 s ago; the worker itself waits for shard 1's slice of its "
+            "last reply)");
+  // Said once per wait: the next wait of the same worker starts without it.
+  inspector.settle(0);
+  inspector.expect(0, 1.0);
+  inspector.settle(1);
+  EXPECT_EQ(*inspector.check(6.0).timeout,
+            "stalled: waited longer than run.stall_timeout_s = 5 for rank 1 (waiting for its "
+            "update since 1.0 s, 5.0 s ago) (a worker busy for longer than that, with long local "
+            "steps say, is taken for hung: raise run.stall_timeout_s then)");
+}
+
 }  // namespace
 }  // namespace hetps::engine

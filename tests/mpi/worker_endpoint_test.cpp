@@ -47,7 +47,7 @@ TEST_F(WorkerEndpointTest, TheEndOfARunGivesUpOnWorkersThatNeverEndIt) {
     mpi::wait_for(stop);
   } else if (layout.rank() == ending_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock, kPatient,
                                  kPatient);
     std::vector<int> absent;
     for (int worker = 1; worker < layout.workers(); ++worker) absent.push_back(worker);
@@ -78,7 +78,7 @@ TEST_F(WorkerEndpointTest, AReplyNoServerSendsIsRefusedNamingTheServer) {
     mpi::wait_for(reply);
   } else if (layout.rank() == worker_rank) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock, kPatient,
                                  kPatient);
     try {
       endpoint.receive(clock.now() + kPatient);
@@ -101,7 +101,8 @@ TEST_F(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
   const mpi::RankLayout& layout = layout_;
   if (layout.rank() == layout.worker_rank(0)) {
     mpi::RunClock clock;
-    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock, 0.05);
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock, 0.05,
+                                 0.05);
     try {
       endpoint.receive(clock.now() + kPatient);
       ADD_FAILURE() << "a reply came from a server that sent none";
@@ -134,11 +135,64 @@ TEST_F(WorkerEndpointTest, AServerThatEvaluatesIsNotTakenForHung) {
   } else if (layout.rank() == worker_rank) {
     mpi::RunClock clock;
     mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, 10}}, clock,
-                                 kStallTimeout);
+                                 kStallTimeout, kStallTimeout);
     EXPECT_EQ(endpoint.receive(clock.now() + kPatient), std::nullopt);
     EXPECT_TRUE(endpoint.run_over());
   }
   meet_everyone();
+}
+
+// With several server shards a reply is rank 0's header and slice, then each shard rank's
+// slice. A shard rank whose slice does not come within run.stall_warning_s is told to rank 0,
+// whose stall inspector waits for this worker's update and would otherwise blame the worker.
+TEST(WorkerEndpointShardsTest, AWorkerTellsRankZeroWhichShardItWaitsFor) {
+  config::ClusterConfig cluster;
+  cluster.servers = 2;
+  cluster.workers = mpi::world_size() - cluster.servers;
+  const mpi::Communicator comm{kPatient};
+  const mpi::Communicator slice_comm{kPatient};
+  const mpi::RankLayout layout{cluster, comm.get(), kPatient};
+  const int worker_rank = layout.worker_rank(0);
+  const std::vector<params::KeyRange> slices = {{0, 4}, {4, 10}};
+  if (layout.rank() == layout.server_rank()) {
+    mpi::ReplyHeader header;
+    header.lr = 0.1;
+    const std::vector<float> own(4, 1.0F);
+    MPI_Request reply = mpi::post_header(header, worker_rank, mpi::kReplyHeader, comm.get());
+    MPI_Request slice = mpi::post_floats(own, worker_rank, mpi::kReplyModel, comm.get());
+    mpi::wait_for(reply);
+    mpi::wait_for(slice);
+    try {
+      const MPI_Status notice = mpi::wait_for_message(comm.get(), worker_rank, mpi::kAwaitingShard,
+                                                      5.0, [] { return "the worker's notice"; });
+      EXPECT_EQ(mpi::take_ids(notice, comm.get()), std::vector<int>{1});
+    } catch (const engine::StallError& error) {
+      ADD_FAILURE() << "the worker did not say which shard it waits for: " << error.what();
+    }
+    // Only now does shard 1 send its slice: the worker waited for it without giving up.
+    MPI_Request go_on = mpi::post_signal(layout.shard_rank(1), mpi::kStop, comm.get());
+    mpi::wait_for(go_on);
+  } else if (layout.rank() == layout.shard_rank(1)) {
+    mpi::take_signal(layout.server_rank(), mpi::kStop, comm.get());
+    const std::vector<float> own(6, 2.0F);
+    MPI_Request slice = mpi::post_floats(own, worker_rank, mpi::kReplyModel, slice_comm.get());
+    mpi::wait_for(slice);
+  } else if (layout.rank() == worker_rank) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm.get(), slice_comm.get(), layout, slices, clock, 0.05,
+                                 kPatient);
+    const std::optional<engine::PulledModel> reply = endpoint.receive(clock.now() + kPatient);
+    ASSERT_TRUE(reply.has_value());
+    const std::vector<float> model(reply->model.begin(), reply->model.end());
+    EXPECT_EQ(model, (std::vector<float>{1, 1, 1, 1, 2, 2, 2, 2, 2, 2}));
+  }
+  meet_everyone();
+  // The notice is repeated every run.stall_warning_s while the worker waits: more may have come.
+  if (layout.rank() == layout.server_rank()) {
+    while (const auto notice = mpi::probe(comm.get(), worker_rank, mpi::kAwaitingShard)) {
+      EXPECT_EQ(mpi::take_ids(*notice, comm.get()), std::vector<int>{1});
+    }
+  }
 }
 
 }  // namespace
