@@ -37,50 +37,90 @@ bool is_file_named(const fs::directory_entry& entry, const std::set<std::string>
   return entry.is_regular_file() && names.contains(name_of(entry));
 }
 
-bool is_directory_named(const fs::directory_entry& entry, const std::set<std::string>& names) {
-  return entry.is_directory() && names.contains(name_of(entry));
+// "<prefix><digits><suffix>", as a comparison's "seed-12" and a checkpoint's "checkpoint-3.ckpt".
+bool is_numbered(const std::string& name, std::string_view prefix, std::string_view suffix) {
+  return name.size() > prefix.size() + suffix.size() && name.starts_with(prefix) &&
+         name.ends_with(suffix) &&
+         all_digits(std::string_view(name).substr(prefix.size(),
+                                                  name.size() - prefix.size() - suffix.size()));
 }
 
-// "seed-12": a comparison's run of one seed.
-bool is_seed_directory(const fs::directory_entry& entry) {
-  constexpr std::string_view kPrefix = "seed-";
-  const std::string name = name_of(entry);
-  return entry.is_directory() && name.starts_with(kPrefix) &&
-         all_digits(std::string_view(name).substr(kPrefix.size()));
+// The first entry of `dir` (or below it) that `foreign` finds.
+std::optional<fs::path> first_foreign(const fs::path& dir, const ForeignEntry& foreign) {
+  for (const fs::directory_entry& inside : fs::directory_iterator(dir)) {
+    if (auto found = foreign(inside)) return found;
+  }
+  return std::nullopt;
 }
 
-// A comparison's directory of one --protocols entry: its seeds' runs and nothing else.
-bool is_entry_directory(const fs::directory_entry& entry) {
-  if (!entry.is_directory()) return false;
-  const fs::directory_iterator inside(entry.path());
-  return std::all_of(begin(inside), end(inside), is_seed_directory);
+// A file only when `written` says hetps writes it.
+ForeignEntry files_where(std::function<bool(const fs::directory_entry&)> written) {
+  return [written = std::move(written)](const fs::directory_entry& entry) {
+    return written(entry) ? std::nullopt : std::optional<fs::path>(entry.path());
+  };
+}
+
+// Nothing when `entry` is not the directory `name`; else what in it `foreign` finds (nothing
+// when all of it is hetps').
+std::optional<std::optional<fs::path>> directory_of(const fs::directory_entry& entry,
+                                                    std::string_view name,
+                                                    const ForeignEntry& foreign) {
+  if (!entry.is_directory() || name_of(entry) != name) return std::nullopt;
+  return first_foreign(entry.path(), foreign);
+}
+
+bool is_report_file(const fs::directory_entry& entry) {
+  const std::string extension = fs::path(name_of(entry)).extension().string();
+  return entry.is_regular_file() &&
+         (extension == ".html" || extension == ".csv" || extension == ".gp" || extension == ".svg");
+}
+
+bool is_checkpoint_file(const fs::directory_entry& entry) {
+  return entry.is_regular_file() && is_numbered(name_of(entry), "checkpoint-", ".ckpt");
+}
+
+std::optional<fs::path> foreign_in_run(const fs::directory_entry& entry) {
+  if (is_file_named(entry, {"config.toml", "log.jsonl", "summary.json", "timeline.csv",
+                            "shard_crashes.json"})) {
+    return std::nullopt;
+  }
+  if (auto checkpoints = directory_of(entry, "checkpoints", files_where(is_checkpoint_file))) {
+    return *checkpoints;
+  }
+  if (auto report = directory_of(entry, "report", files_where(is_report_file))) return *report;
+  return entry.path();
+}
+
+// A comparison's directory of one --protocols entry: its seeds' runs ("seed-12") and nothing
+// else.
+std::optional<fs::path> foreign_in_entry(const fs::directory_entry& entry) {
+  if (!entry.is_directory()) return entry.path();
+  return first_foreign(entry.path(), [](const fs::directory_entry& seed) {
+    if (!seed.is_directory() || !is_numbered(name_of(seed), "seed-", "")) {
+      return std::optional<fs::path>(seed.path());
+    }
+    return first_foreign(seed.path(), foreign_in_run);
+  });
 }
 
 }  // namespace
 
-OutputKind run_output() {
-  return {"a hetps run directory", {"summary.json"}, [](const fs::directory_entry& entry) {
-            return is_file_named(entry, {"config.toml", "log.jsonl", "summary.json", "timeline.csv",
-                                         "shard_crashes.json"}) ||
-                   is_directory_named(entry, {"checkpoints", "report"});
-          }};
-}
+OutputKind run_output() { return {"a hetps run directory", {"summary.json"}, foreign_in_run}; }
 
 OutputKind comparison_output() {
   return {"a hetps comparison",
           {"summary.csv", kComparePlanFile},
-          [](const fs::directory_entry& entry) {
-            return is_file_named(entry, {"summary.csv", kComparePlanFile}) ||
-                   is_directory_named(entry, {"report"}) || is_entry_directory(entry);
+          [](const fs::directory_entry& entry) -> std::optional<fs::path> {
+            if (is_file_named(entry, {"summary.csv", kComparePlanFile})) return std::nullopt;
+            if (auto report = directory_of(entry, "report", files_where(is_report_file))) {
+              return *report;
+            }
+            return foreign_in_entry(entry);
           }};
 }
 
 OutputKind report_output() {
-  return {"a hetps report", {report::kReportPage}, [](const fs::directory_entry& entry) {
-            const std::string extension = fs::path(name_of(entry)).extension().string();
-            return entry.is_regular_file() && (extension == ".html" || extension == ".csv" ||
-                                               extension == ".gp" || extension == ".svg");
-          }};
+  return {"a hetps report", {report::kReportPage}, files_where(is_report_file)};
 }
 
 void check_output_file(const fs::path& file, std::string_view what,

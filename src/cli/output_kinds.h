@@ -7,17 +7,23 @@
 
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 namespace hetps::cli {
 
+// The first path at or below an entry that hetps does not write there, if any.
+using ForeignEntry =
+    std::function<std::optional<std::filesystem::path>(const std::filesystem::directory_entry&)>;
+
 struct OutputKind {
   std::string name;                  // "a hetps run directory", for messages
   std::vector<std::string> markers;  // such a directory holds one of these at least
-  // Whether an entry at the directory's top level is one hetps writes there.
-  std::function<bool(const std::filesystem::directory_entry&)> written_by_hetps;
+  // For an entry at the directory's top level: what in it hetps does not write there, all the
+  // way down (a note kept in a run's checkpoints/ would be deleted with it).
+  ForeignEntry foreign;
 };
 
 // `hetps train`: config.toml, log.jsonl, summary.json, timeline.csv, shard_crashes.json,

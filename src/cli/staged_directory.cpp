@@ -26,14 +26,16 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
                      [&](const std::string& marker) { return fs::exists(dir / marker); });
 }
 
-// Throws when `target`, an earlier output of `kind` by its markers, holds anything else.
+// Throws when `target`, an earlier output of `kind` by its markers, holds anything else, at
+// any depth.
 void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::string_view flag) {
   for (const fs::directory_entry& entry : fs::directory_iterator(target)) {
-    if (kind.written_by_hetps(entry)) continue;
-    throw UsageError(
-        fmt::format("refusing to replace {}: it holds {}, which is not part of {}; "
-                    "remove it yourself or choose another {}",
-                    target.string(), entry.path().filename().string(), kind.name, flag));
+    const std::optional<fs::path> foreign = kind.foreign(entry);
+    if (!foreign) continue;
+    throw UsageError(fmt::format(
+        "refusing to replace {}: it holds {}, which is not part of {}; remove it yourself or "
+        "choose another {}",
+        target.string(), foreign->lexically_relative(target).string(), kind.name, flag));
   }
 }
 

@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -157,6 +158,26 @@ TEST(Train, ForceReplacesAnEmptyDirectory) {
 }
 
 // --force replaces earlier outputs only: a mistyped --out must not delete someone's work.
+// Nor is a note kept in a run's checkpoints/ or report/.
+TEST(Train, ForceRefusesARunThatHoldsAnythingElseInItsDirectories) {
+  const ScratchDir scratch;
+  const auto run = scratch / "run";
+  const std::vector<std::string> train =
+      tiny_run({"train", "--quiet", "--force", "--out", run.string()});
+  ASSERT_EQ(run_hetps(train).exit_code, 0);
+  for (const std::string note : {"checkpoints/notes.txt", "report/notes.txt"}) {
+    std::filesystem::create_directories((run / note).parent_path());
+    std::ofstream(run / note) << "mine";
+    const Outcome outcome = run_hetps(train);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_THAT(outcome.output, HasSubstr("refusing to replace " + run.string() + ": it holds " +
+                                          note + ", which is not part of a hetps run directory"));
+    EXPECT_EQ(read_file(run / note), "mine");
+    std::filesystem::remove(run / note);
+  }
+  EXPECT_EQ(run_hetps(train).exit_code, 0);
+}
+
 TEST(Train, ForceRefusesWhatIsNotARunDirectory) {
   const ScratchDir scratch;
   const auto work = scratch / "work";
@@ -315,6 +336,28 @@ TEST(Compare, ForceRefusesWhatIsNotAComparison) {
               HasSubstr("refusing to replace " + run.string() +
                         ": it is not a hetps comparison (those hold summary.csv or compare.json)"));
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
+}
+
+// --force replaces an earlier output only when all of it, at any depth, is what hetps writes:
+// a note kept in a run of the comparison, or in its report, is never deleted with it.
+TEST(Compare, ForceRefusesAComparisonThatHoldsAnythingElseAtAnyDepth) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const std::vector<std::string> compare =
+      tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", out.string()});
+  ASSERT_EQ(run_hetps(compare).exit_code, 0);
+  for (const std::string note :
+       {"bsp/seed-1/notes.txt", "bsp/seed-1/checkpoints/notes.txt", "report/notes.txt"}) {
+    std::filesystem::create_directories((out / note).parent_path());
+    std::ofstream(out / note) << "mine";
+    const Outcome outcome = run_hetps(compare);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_THAT(outcome.output, HasSubstr("refusing to replace " + out.string() + ": it holds " +
+                                          note + ", which is not part of a hetps comparison"));
+    EXPECT_EQ(read_file(out / note), "mine");
+    std::filesystem::remove(out / note);
+  }
+  EXPECT_EQ(run_hetps(compare).exit_code, 0);
 }
 
 TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
