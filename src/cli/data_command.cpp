@@ -9,8 +9,10 @@
 
 #include "cli/commands.h"
 #include "cli/path_flags.h"
+#include "cli/stop_signals.h"
 #include "cli/usage_error.h"
 #include "config/config.h"
+#include "data/dataset.h"
 #include "data/fetch.h"
 
 namespace hetps::cli {
@@ -33,7 +35,15 @@ void fetch(const FetchFlags& flags) {
       !std::filesystem::is_directory(flags.dir, ignored)) {
     throw UsageError(fmt::format("--dir {}: not a directory", flags.dir));
   }
-  data::fetch_dataset(flags.name, flags.dir, std::cout);
+  // Ctrl-C in the middle of a download or a conversion ends here, leaving nothing behind.
+  const StopSignals signals;
+  try {
+    data::fetch_dataset(flags.name, flags.dir, std::cout, signals.requested());
+  } catch (const data::FetchStopped& stop) {
+    throw RunInterrupted(fmt::format(
+        "data fetch {}: {}; nothing was written to {}, and the download was removed", flags.name,
+        stop.what(), (std::filesystem::path(flags.dir) / flags.name).string()));
+  }
 }
 
 }  // namespace

@@ -14,6 +14,12 @@ class DataError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// A data set fetch stopped by SIGINT or SIGTERM: nothing was written under the data directory.
+class FetchStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 struct Dataset {
   int channels = 1;
   int height = 28;

