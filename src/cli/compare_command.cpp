@@ -300,6 +300,9 @@ void resume_comparison(const CompareFlags& flags) {
         "it wrote its plan leaves nothing to resume",
         dir.string(), kComparePlanFile));
   }
+  // Held as a new comparison holds it: two processes on one comparison would run its runs
+  // twice, and the second would stop on the first's run directories.
+  const DirectoryLock lock(dir);
   const ComparePlan plan = read_compare_plan(dir);
   for (const PlannedRun& run : plan.runs) check_names(run.config);
   run_plan(plan, dir, flags.run.quiet);

@@ -15,7 +15,7 @@ namespace {
 
 UsageError in_use(const std::filesystem::path& dir) {
   return UsageError(
-      fmt::format("{}: another hetps process is writing this run directory (a run "
+      fmt::format("{}: another hetps process is writing this directory (a run, a comparison "
                   "or a resume still going); wait for it to end or stop it first",
                   dir.string()));
 }

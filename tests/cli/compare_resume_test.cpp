@@ -60,6 +60,31 @@ TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
   EXPECT_TRUE(std::filesystem::exists(out / "report/report.html"));
 }
 
+// A comparison still going holds its directory: a resume of it is refused at once, before it
+// runs anything again.
+TEST(CompareResume, AComparisonStillGoingRefusesAResume) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  // After tiny_run's settings, whose budget these replace.
+  std::vector<std::string> endless =
+      tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out", out.string()});
+  for (const char* set : {"train.max_samples=1000000000", "run.checkpoint_interval=0.25"}) {
+    endless.push_back("--set");
+    endless.push_back(set);
+  }
+  Outcome resumed;
+  const int status = testing::interrupt_after_checkpoints(
+      endless, out / "bsp" / "seed-1", 1, scratch / "going.out", [&] {
+        resumed = run_hetps({"compare", "--resume", out.string()});
+      });
+  ASSERT_EQ(status, 130) << read_file(scratch / "going.out");
+  EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
+  EXPECT_THAT(resumed.output, HasSubstr("hetps: " + out.string() +
+                                        ": another hetps process is writing this "
+                                        "directory"));
+  EXPECT_THAT(resumed.output, Not(HasSubstr("seed 1")));
+}
+
 TEST(CompareResume, RefusesOtherFlagsAFinishedComparisonAndADirectoryWithoutAPlan) {
   const ScratchDir scratch;
   const auto out = scratch / "cmp";

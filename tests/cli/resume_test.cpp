@@ -140,7 +140,7 @@ TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
   });
   ASSERT_EQ(status, 130) << read_file(scratch / "going.out");
   const std::string in_use =
-      "hetps: " + run.string() + ": another hetps process is writing this run directory";
+      "hetps: " + run.string() + ": another hetps process is writing this directory";
   EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
   EXPECT_THAT(resumed.output, HasSubstr(in_use));
   EXPECT_EQ(forced.exit_code, 2) << forced.output;
