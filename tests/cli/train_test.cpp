@@ -25,6 +25,26 @@ using ::testing::StartsWith;
 using testing::summary_without_wall_clock;
 using testing::tiny_run;
 
+// Runs `command`, which writes `out` and replaces it (--force); then, for each of `notes`, a
+// file of the user's put under `out`, expects the command refused naming the note as not part
+// of `kind`, and the note kept; without them, the command replaces `out` again.
+void expect_force_keeps_notes(const std::vector<std::string>& command,
+                              const std::filesystem::path& out,
+                              const std::vector<std::string>& notes, const std::string& kind) {
+  ASSERT_EQ(run_hetps(command).exit_code, 0);
+  for (const std::string& note : notes) {
+    std::filesystem::create_directories((out / note).parent_path());
+    std::ofstream(out / note) << "mine";
+    const Outcome outcome = run_hetps(command);
+    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
+    EXPECT_THAT(outcome.output, HasSubstr("refusing to replace " + out.string() + ": it holds " +
+                                          note + ", which is not part of " + kind));
+    EXPECT_EQ(read_file(out / note), "mine");
+    std::filesystem::remove(out / note);
+  }
+  EXPECT_EQ(run_hetps(command).exit_code, 0);
+}
+
 TEST(Train, WritesConfigLogAndSummary) {
   const ScratchDir scratch;
   const auto run = scratch / "run";
@@ -157,27 +177,15 @@ TEST(Train, ForceReplacesAnEmptyDirectory) {
   EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
 }
 
-// --force replaces earlier outputs only: a mistyped --out must not delete someone's work.
-// Nor is a note kept in a run's checkpoints/ or report/.
+// A note of the user's kept in a run's checkpoints/ or report/ is not deleted with the run.
 TEST(Train, ForceRefusesARunThatHoldsAnythingElseInItsDirectories) {
   const ScratchDir scratch;
   const auto run = scratch / "run";
-  const std::vector<std::string> train =
-      tiny_run({"train", "--quiet", "--force", "--out", run.string()});
-  ASSERT_EQ(run_hetps(train).exit_code, 0);
-  for (const std::string note : {"checkpoints/notes.txt", "report/notes.txt"}) {
-    std::filesystem::create_directories((run / note).parent_path());
-    std::ofstream(run / note) << "mine";
-    const Outcome outcome = run_hetps(train);
-    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
-    EXPECT_THAT(outcome.output, HasSubstr("refusing to replace " + run.string() + ": it holds " +
-                                          note + ", which is not part of a hetps run directory"));
-    EXPECT_EQ(read_file(run / note), "mine");
-    std::filesystem::remove(run / note);
-  }
-  EXPECT_EQ(run_hetps(train).exit_code, 0);
+  expect_force_keeps_notes(tiny_run({"train", "--quiet", "--force", "--out", run.string()}), run,
+                           {"checkpoints/notes.txt", "report/notes.txt"}, "a hetps run directory");
 }
 
+// --force replaces earlier outputs only: a mistyped --out must not delete someone's work.
 TEST(Train, ForceRefusesWhatIsNotARunDirectory) {
   const ScratchDir scratch;
   const auto work = scratch / "work";
@@ -343,21 +351,10 @@ TEST(Compare, ForceRefusesWhatIsNotAComparison) {
 TEST(Compare, ForceRefusesAComparisonThatHoldsAnythingElseAtAnyDepth) {
   const ScratchDir scratch;
   const auto out = scratch / "cmp";
-  const std::vector<std::string> compare =
-      tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", out.string()});
-  ASSERT_EQ(run_hetps(compare).exit_code, 0);
-  for (const std::string note :
-       {"bsp/seed-1/notes.txt", "bsp/seed-1/checkpoints/notes.txt", "report/notes.txt"}) {
-    std::filesystem::create_directories((out / note).parent_path());
-    std::ofstream(out / note) << "mine";
-    const Outcome outcome = run_hetps(compare);
-    EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
-    EXPECT_THAT(outcome.output, HasSubstr("refusing to replace " + out.string() + ": it holds " +
-                                          note + ", which is not part of a hetps comparison"));
-    EXPECT_EQ(read_file(out / note), "mine");
-    std::filesystem::remove(out / note);
-  }
-  EXPECT_EQ(run_hetps(compare).exit_code, 0);
+  expect_force_keeps_notes(
+      tiny_run({"compare", "--quiet", "--force", "--protocols", "bsp", "--out", out.string()}), out,
+      {"bsp/seed-1/notes.txt", "bsp/seed-1/checkpoints/notes.txt", "report/notes.txt"},
+      "a hetps comparison");
 }
 
 TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
