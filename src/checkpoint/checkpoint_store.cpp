@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <stdexcept>
 #include <system_error>
 #include <utility>
@@ -91,7 +92,7 @@ CheckpointStore::Found CheckpointStore::load_latest(
       return Found{*file, read_checkpoint(*file)};
     } catch (const CheckpointError& error) {
       refusals.emplace_back(error.what());
-      refused(error.what());
+      if (std::next(file) != present.rend()) refused(error.what());
     }
   }
   throw CheckpointError(fmt::format("no checkpoint in {} reads back whole: {}", dir_.string(),

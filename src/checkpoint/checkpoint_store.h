@@ -34,8 +34,9 @@ class CheckpointStore {
     std::filesystem::path file;
     nlohmann::json state;
   };
-  // The newest checkpoint that reads back whole. Each newer one that does not is named to
-  // `refused` with the reason (CheckpointError's message) and skipped. Throws CheckpointError
+  // The newest checkpoint that reads back whole. Each newer one that does not, with an older
+  // one left to try, is named to `refused` with the reason (CheckpointError's message) and
+  // skipped. Throws CheckpointError
   // when there is no checkpoint at all, or none that reads, naming the directory and every
   // refusal.
   Found load_latest(const std::function<void(const std::string& refusal)>& refused) const;

@@ -41,6 +41,21 @@ void refuse_unknown_command(const CLI::App& app, int argc, char** argv) {
                                argv[1], fmt::join(names, ", ")));
 }
 
+// "hetps data fetch --help" for a mistake in `hetps data fetch ...`: the help of the command
+// the line names, which lists its flags, rather than the top level's.
+std::string help_for(const CLI::App& app, int argc, char** argv) {
+  std::string command = "hetps";
+  const CLI::App* at = &app;
+  for (int i = 1; i < argc; ++i) {
+    const auto subcommands =
+        at->get_subcommands([&](const CLI::App* sub) { return sub->check_name(argv[i]); });
+    if (subcommands.empty()) break;
+    at = subcommands.front();
+    command += " " + at->get_name();
+  }
+  return command + " --help";
+}
+
 }  // namespace
 
 int main_entry(int argc, char** argv) {
@@ -67,8 +82,8 @@ int main_entry(int argc, char** argv) {
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
-    fmt::print(std::cerr, "hetps: {}\nRun 'hetps --help' for the sub-commands and flags.\n",
-               error.what());
+    fmt::print(std::cerr, "hetps: {}\nRun '{}' for the commands and flags.\n", error.what(),
+               help_for(app, argc, argv));
     return kBadInput;
   } catch (const RunInterrupted& stop) {
     fmt::print(std::cerr, "hetps: {}\n", stop.what());

@@ -14,6 +14,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/compare_plan.h"
 #include "cli/path_flags.h"
 #include "cli/progress.h"
 #include "cli/run_files.h"
@@ -91,8 +92,12 @@ config::Config config_to_resume(const RunFlags& flags) {
                                      : "no such directory"));
   }
   if (!std::filesystem::exists(dir / "config.toml")) {
-    throw UsageError(
-        fmt::format("--resume {}: not a run directory (it holds no config.toml)", dir.string()));
+    const std::string comparison =
+        std::filesystem::exists(dir / kComparePlanFile)
+            ? fmt::format("; it is a comparison: hetps compare --resume {}", dir.string())
+            : "";
+    throw UsageError(fmt::format("--resume {}: not a run directory (it holds no config.toml){}",
+                                 dir.string(), comparison));
   }
   if (std::filesystem::exists(dir / "summary.json")) {
     throw UsageError(

@@ -23,6 +23,7 @@ namespace {
 
 using ::testing::HasSubstr;
 using testing::interrupt_after_checkpoints;
+using ::testing::Not;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
@@ -313,6 +314,15 @@ TEST(Resume, MisuseIsRefusedByName) {
   const Outcome not_a_run = run_hetps({"train", "--resume", scratch.path().string()});
   EXPECT_EQ(not_a_run.exit_code, 2);
   EXPECT_THAT(not_a_run.output, HasSubstr("not a run directory (it holds no config.toml)"));
+  EXPECT_THAT(not_a_run.output, Not(HasSubstr("it is a comparison")));
+
+  const auto comparison = scratch / "comparison";
+  std::filesystem::create_directories(comparison);
+  std::ofstream(comparison / "compare.json") << "{}";
+  const Outcome on_comparison = run_hetps({"train", "--resume", comparison.string()});
+  EXPECT_EQ(on_comparison.exit_code, 2);
+  EXPECT_THAT(on_comparison.output,
+              HasSubstr("it is a comparison: hetps compare --resume " + comparison.string()));
 
   const Outcome missing = run_hetps({"train", "--resume", (scratch / "missing").string()});
   EXPECT_EQ(missing.exit_code, 2);
