@@ -3,13 +3,13 @@
 #include <cstdint>
 #include <fstream>
 #include <iterator>
-#include <stdexcept>
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "cli/input_files.h"
 #include "cli/run_files.h"
+#include "cli/usage_error.h"
 #include "config/toml_writer.h"
 #include "params/fnv1a.h"
 
@@ -31,7 +31,7 @@ std::optional<double> cached_final_accuracy(const std::filesystem::path& dir,
   const std::string config_text{std::istreambuf_iterator<char>(config_in),
                                 std::istreambuf_iterator<char>()};
   if (!config_in || config_text != config_file_text(config)) {
-    throw std::runtime_error(fmt::format(
+    throw UsageError(fmt::format(
         "{}: missing, or not the config this run's directory is named for (edited, or another "
         "run put there); remove the directory, or pass --force to run it again",
         config_file.string()));
@@ -40,7 +40,7 @@ std::optional<double> cached_final_accuracy(const std::filesystem::path& dir,
     std::ifstream in(file);
     return nlohmann::json::parse(in).at("final_accuracy").get<double>();
   } catch (const nlohmann::json::exception& error) {
-    throw std::runtime_error(
+    throw UsageError(
         fmt::format("{}: not a hetps run summary ({}); remove its directory to run it again",
                     file.string(), error.what()));
   }

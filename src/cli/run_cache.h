@@ -19,7 +19,8 @@ std::string config_hash(const config::Config& config);
 
 // The final test accuracy (summary.json's `final_accuracy`) of the finished run of `config` in
 // `dir`, or nullopt when `dir` holds no summary.json (a run directory gets one only once
-// complete). Throws std::runtime_error naming the file when it is there but unreadable, or
+// complete). Throws UsageError (a file under --runs to remove) naming the file when it is
+// there but unreadable, or
 // when the run's config.toml is not `config`'s (edited, or another run copied in): its
 // accuracy is not that of the config the directory is named for.
 std::optional<double> cached_final_accuracy(const std::filesystem::path& dir,

@@ -248,14 +248,24 @@ TEST(Tune, ACachedRunWhoseConfigIsNotItsNameIsRefused) {
   ASSERT_EQ(first.exit_code, 0) << first.output;
   const fs::path bsp_config =
       fs::path(read_json(policy_file(scratch)).at("bsp_run").get<std::string>()) / "config.toml";
-  std::string text = read_file(bsp_config);
+  const std::string original = read_file(bsp_config);
+  std::string text = original;
   text.replace(text.find("seed = "), 7, "seed = 9");
   std::ofstream(bsp_config) << text;
   const Outcome second = run_hetps(search_args(scratch));
-  EXPECT_EQ(second.exit_code, 1) << second.output;
+  EXPECT_EQ(second.exit_code, 2) << second.output;
   EXPECT_THAT(second.output,
-              HasSubstr("hetps: error: " + bsp_config.string() +
+              HasSubstr("hetps: " + bsp_config.string() +
                         ": missing, or not the config this run's directory is named for"));
+
+  // A summary cut short is named too, as input to remove rather than a failed run.
+  std::ofstream(bsp_config) << original;
+  const fs::path bsp_summary = bsp_config.parent_path() / "summary.json";
+  fs::resize_file(bsp_summary, fs::file_size(bsp_summary) / 2);
+  const Outcome third = run_hetps(search_args(scratch));
+  EXPECT_EQ(third.exit_code, 2) << third.output;
+  EXPECT_THAT(third.output,
+              HasSubstr("hetps: " + bsp_summary.string() + ": not a hetps run summary ("));
 }
 
 // --runs names a directory; the error names --runs, not --out.
