@@ -3,6 +3,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -75,9 +78,34 @@ StagedDirectory::~StagedDirectory() {
 void StagedDirectory::commit() {
   if (committed_) return;
   check_target_replaceable();
-  fs::remove_all(target_);
-  fs::rename(staging_, target_);
+  // The earlier output is moved aside before the new one takes its place, and only then
+  // removed: a removal that fails halfway (a file the user may not delete) then costs neither
+  // output, and leaves the old one whole beside the new.
+  std::optional<fs::path> earlier;
+  try {
+    if (fs::exists(target_)) {
+      earlier = fs::path(target_).concat(fmt::format(".old-{}", getpid()));
+      fs::remove_all(*earlier);  // left by a killed process that had our pid
+      fs::rename(target_, *earlier);
+    }
+    fs::rename(staging_, target_);
+  } catch (const fs::filesystem_error& error) {
+    if (earlier && !fs::exists(target_)) {
+      std::error_code ignored;
+      fs::rename(*earlier, target_, ignored);
+    }
+    throw std::runtime_error(fmt::format("{} {}: cannot put the output in place: {}", flag_,
+                                         target_.string(), error.code().message()));
+  }
   committed_ = true;
+  std::error_code failed;
+  if (earlier) fs::remove_all(*earlier, failed);
+  if (failed) {
+    fmt::print(stderr,
+               "hetps: warning: the earlier {} was moved to {}, which could not be "
+               "removed: {}\n",
+               target_.string(), earlier->string(), failed.message());
+  }
 }
 
 void StagedDirectory::check_target_replaceable() const {

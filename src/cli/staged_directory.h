@@ -43,7 +43,10 @@ class StagedDirectory {
   bool committed() const { return committed_; }
 
   // Moves the staged directory to `target`, replacing an existing one only now (checked
-  // again, as at construction). Once only: later calls do nothing.
+  // again, as at construction): that one is moved aside to `<target>.old-<pid>` first and
+  // removed once the new one is in place; where it cannot be removed it stays there, with a
+  // warning. Throws std::runtime_error naming `target` when the new one cannot be put in place
+  // (the earlier one is put back). Once only: later calls do nothing.
   void commit();
 
  private:

@@ -165,6 +165,8 @@ TEST(Train, ExistingOutputNeedsForce) {
   ASSERT_EQ(forced.exit_code, 0) << forced.output;
   EXPECT_NE(read_file(run / "log.jsonl"), "old run");
   EXPECT_NE(read_file(run / "summary.json"), "{}");
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(scratch.path()), {}), 1)
+      << "the earlier run, moved aside to be replaced, or a staging directory was left behind";
 }
 
 TEST(Train, ForceReplacesAnEmptyDirectory) {
