@@ -172,6 +172,13 @@ void tune_petrel(const TunePetrelFlags& flags) {
   refuse_setting(settings, "protocol.name",
                  "hetps tune petrel trains Petrel's agent on Petrel episodes; leave protocol.name "
                  "out");
+  // Each episode decides with the agent being trained: an agent of the user's would do nothing.
+  for (const char* key : {"protocol.agent", "protocol.agent_file"}) {
+    refuse_setting(settings, key,
+                   fmt::format("hetps tune petrel trains the agent its episodes decide with; "
+                               "leave {} out (train takes the agent file it writes)",
+                               key));
+  }
   PetrelEpisodes episodes(std::move(settings));
   check_names(episodes.job());
   if (episodes.job().engine != "sim") {

@@ -97,6 +97,17 @@ TEST(TunePetrel, BadAgentSettingsAreNamed) {
   EXPECT_EQ(on_threads.exit_code, 2) << on_threads.output;
   EXPECT_THAT(on_threads.output, HasSubstr("engine = \"threads\": hetps tune petrel trains on "
                                            "simulator episodes"));
+
+  // The episodes decide with the agent being trained: one given would do nothing.
+  for (const std::string set : {"protocol.agent=learned", "protocol.agent_file=any.pt"}) {
+    const Outcome given = run_hetps(
+        {"tune", "petrel", "--episodes", "1", "--set", set, "--out", (scratch / "d.pt").string()});
+    EXPECT_EQ(given.exit_code, 2) << given.output;
+    EXPECT_THAT(given.output, HasSubstr("--set " + set +
+                                        ": hetps tune petrel trains the agent its episodes "
+                                        "decide with"));
+  }
+  EXPECT_FALSE(fs::exists(scratch / "d.pt"));
 }
 
 // The agent file replaces an earlier one only: a file of the user's is refused before any
