@@ -318,7 +318,14 @@ void add_compare_command(CLI::App& app) {
       ->add_option("--protocols", flags->protocols,
                    "Comma-separated entries, each PROTOCOL[:PARAM=VALUE]...; e.g. "
                    "bsp,asp,ssp:staleness=8")
-      ->type_name("LIST");
+      ->type_name("LIST")
+      // Given empty (an unset shell variable, say), it is not the flag left out.
+      ->check(CLI::Validator(
+          [](const std::string& value) {
+            return value.empty() ? std::string("an empty list; expected PROTOCOL[:PARAM=VALUE],...")
+                                 : std::string();
+          },
+          "LIST"));
   const CLI::Option* seeds =
       command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
           ->type_name("N")

@@ -315,6 +315,8 @@ TEST(BadInput, EmptyPathsAreRefused) {
     EXPECT_THAT(outcome.output, HasSubstr(": an empty path; expected a file or directory name"))
         << fmt::format("{}", fmt::join(command, " "));
   }
+  expect_bad_input(run_hetps({"compare", "--protocols", ""}),
+                   ": an empty list; expected PROTOCOL[:PARAM=VALUE],...");
 }
 
 // `report` replaces an earlier report in place, without --force: never a directory that only
