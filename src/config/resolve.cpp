@@ -83,7 +83,8 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
 }
 
 // A per-worker list longer than the worker count would have its tail ignored: most likely a
-// list written for another cluster, so it is refused rather than cut.
+// list written for another cluster (a run's config.toml lists them for its own worker count),
+// so it is refused rather than cut, which could drop every slow worker of a mix.
 void refuse_lists_longer_than_the_workers(const UserSettings& settings, const Config& config) {
   const ClusterConfig& cluster = config.cluster;
   for (const auto& [key, list] :
@@ -92,8 +93,8 @@ void refuse_lists_longer_than_the_workers(const UserSettings& settings, const Co
         {"cluster.link_latency_ms", &cluster.link_latency_ms}}) {
     if (list->size() <= static_cast<size_t>(cluster.workers)) continue;
     throw ConfigError(fmt::format(
-        "{}: {} has {} entries for cluster.workers = {}: give one per worker, or fewer (cycled "
-        "over the workers)",
+        "{}: {} has {} entries for cluster.workers = {}: give one per worker, fewer (cycled "
+        "over the workers), or none (the scenario's, spread over the workers)",
         settings.where_set(key).value_or(std::string(key)), key, list->size(), cluster.workers));
   }
 }

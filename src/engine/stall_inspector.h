@@ -25,8 +25,8 @@ class StallInspector {
   // The awaited message came, or the worker is gone: nothing waits for it any more.
   void settle(int worker);
   // The worker says it cannot send what is awaited: it waits itself for `blocker` ("server
-  // shard 1 (rank 1 on host h)'s slice of its last reply"), which the warnings and the timeout
-  // then name. Ignored when nothing waits for the worker.
+  // shard 1 (rank 1 on host h), which does not answer"), which the timeout (and a warning not
+  // given yet) then names. Kept until the wait ends. Ignored when nothing waits for the worker.
   void held_up(int worker, std::string blocker);
 
   struct Findings {

@@ -181,17 +181,22 @@ TEST(ConfigErrors, BrokenTomlInSetIsNamedAsSuch) {
 // A shorter list is cycled over the workers; a longer one, whose tail no worker would take, is
 // refused by name, wherever it was set.
 TEST(ConfigErrors, APerWorkerListLongerThanTheWorkersIsRefused) {
-  EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5, 0.25, 0.1]"}),
-            "--set cluster.speeds=[1, 0.5, 0.25, 0.1]: cluster.speeds has 4 entries for "
-            "cluster.workers = 3: give one per worker, or fewer (cycled over the workers)");
-  EXPECT_EQ(resolve_error({"cluster.workers=1", "cluster.link_gbps=[10, 1]"}),
-            "--set cluster.link_gbps=[10, 1]: cluster.link_gbps has 2 entries for "
-            "cluster.workers = 1: give one per worker, or fewer (cycled over the workers)");
+  EXPECT_EQ(
+      resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5, 0.25, 0.1]"}),
+      "--set cluster.speeds=[1, 0.5, 0.25, 0.1]: cluster.speeds has 4 entries for "
+      "cluster.workers = 3: give one per worker, fewer (cycled over the workers), or none (the "
+      "scenario's, spread over the workers)");
+  EXPECT_EQ(
+      resolve_error({"cluster.workers=1", "cluster.link_gbps=[10, 1]"}),
+      "--set cluster.link_gbps=[10, 1]: cluster.link_gbps has 2 entries for "
+      "cluster.workers = 1: give one per worker, fewer (cycled over the workers), or none (the "
+      "scenario's, spread over the workers)");
   const ConfigFile file("[cluster]\nworkers = 2\nlink_latency_ms = [0.1, 0.1, 2.0]\n");
   EXPECT_EQ(resolve_error({}, &file),
             file.path() +
                 ":3: cluster.link_latency_ms has 3 entries for cluster.workers = 2: give one per "
-                "worker, or fewer (cycled over the workers)");
+                "worker, fewer (cycled over the workers), or none (the scenario's, spread over "
+                "the workers)");
   EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5, 0.25]"}), "");
   EXPECT_EQ(resolve_error({"cluster.workers=3", "cluster.speeds=[1, 0.5]"}), "");
 }
