@@ -26,7 +26,8 @@ class StallInspector {
   void settle(int worker);
   // The worker says it cannot send what is awaited: it waits itself for `blocker` ("server
   // shard 1 (rank 1 on host h), which does not answer"), which the timeout (and a warning not
-  // given yet) then names. Kept until the wait ends. Ignored when nothing waits for the worker.
+  // given yet) then names; an empty `blocker`: nothing holds it up any more. Ignored when
+  // nothing waits for the worker.
   void held_up(int worker, std::string blocker);
 
   struct Findings {

@@ -16,7 +16,7 @@
 //                    bytes, the answer to a kStateRequest); kAwaitingShard (a shard's index,
 //                    one int: the worker's push to that shard rank, or the rank's slice of
 //                    its reply, has not gone through within run.stall_warning_s; repeated
-//                    every run.stall_warning_s while so).
+//                    every run.stall_warning_s while so; 0 once it went through after all).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
 //                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every

@@ -189,14 +189,16 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
     case kAwaitingShard: {
       const std::vector<int> shard = take_ids(message, comm_);
       check_length(shard.size(), 1, rank, "an awaited shard");
-      if (shard.front() < 1 || shard.front() >= layout_.servers()) {
-        throw MessageError(rank, fmt::format("an awaited shard {}; expected one in [1, {})",
+      if (shard.front() < 0 || shard.front() >= layout_.servers()) {
+        throw MessageError(rank, fmt::format("an awaited shard {}; expected one in [0, {})",
                                              shard.front(), layout_.servers()));
       }
       server.on_worker_held_up(
-          worker, fmt::format("{}, which does not answer (a push to it, or its slice of a reply, "
-                              "has not gone through)",
-                              layout_.describe_shard(shard.front())));
+          worker, shard.front() == 0
+                      ? ""
+                      : fmt::format("{}, which does not answer (a push to it, or its slice of a "
+                                    "reply, has not gone through)",
+                                    layout_.describe_shard(shard.front())));
       return;
     }
     default:

@@ -96,19 +96,26 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
 }
 
 void WorkerEndpoint::wait_on_shards(const std::function<std::optional<int>()>& awaited_shard) {
+  const auto tell = [&](int shard) {
+    const std::vector<int> awaited = {shard};
+    MPI_Request notice = post_ids(awaited, server_, kAwaitingShard, comm_);
+    wait_for(notice);
+  };
   double tell_at = now() + stall_warning_seconds_;
+  bool told = false;
   Backoff backoff;
   for (;;) {
     const std::optional<int> shard = awaited_shard();
-    if (!shard) return;
+    if (!shard) break;
     if (*shard > 0 && now() >= tell_at) {
       tell_at = now() + stall_warning_seconds_;
-      const std::vector<int> awaited = {*shard};
-      MPI_Request notice = post_ids(awaited, server_, kAwaitingShard, comm_);
-      wait_for(notice);
+      tell(*shard);
+      told = true;
     }
     backoff.pause();
   }
+  // A shard that answered after all no longer holds this worker up (0: none does).
+  if (told) tell(0);
 }
 
 engine::PulledModel WorkerEndpoint::take_reply(int source, bool use) {

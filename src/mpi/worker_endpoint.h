@@ -110,7 +110,9 @@ class WorkerEndpoint : public engine::WorkerLink {
   // shard rank's shard (> 0; 0: rank 0 or a leader), tells rank 0 so (kAwaitingShard) every
   // run.stall_warning_s: its stall inspector, which waits for this worker's update, would
   // otherwise blame this worker for a hung shard. Told again, as the notice may reach rank 0
-  // before it waits for this worker (a push that reached rank 0 but not the shard rank).
+  // before it waits for this worker (a push that reached rank 0 but not the shard rank); told
+  // 0 once the wait ends after a notice, so that a shard that answered late is not blamed for a
+  // later wait.
   void wait_on_shards(const std::function<std::optional<int>()>& awaited_shard);
   // Where a part of an update goes.
   struct UpdatePart {

@@ -144,6 +144,15 @@ TEST(StallInspectorTest, NamesWhatHoldsUpAWorkerThatSaidSo) {
             "stalled: waited longer than run.stall_timeout_s = 5 for rank 1 (waiting for its "
             "update since 0.0 s, 5.0 s ago; the worker itself waits for shard 1's slice of its "
             "last reply)");
+  // Cleared when the worker says nothing holds it up any more.
+  StallInspector cleared = two_and_five();
+  cleared.expect(0, 0.0);
+  cleared.held_up(0, "shard 1's slice of its last reply");
+  cleared.held_up(0, "");
+  EXPECT_EQ(*cleared.check(5.0).timeout,
+            "stalled: waited longer than run.stall_timeout_s = 5 for rank 1 (waiting for its "
+            "update since 0.0 s, 5.0 s ago) (a worker busy for longer than that, with long local "
+            "steps say, is taken for hung: raise run.stall_timeout_s then)");
   // Said once per wait: the next wait of the same worker starts without it.
   inspector.settle(0);
   inspector.expect(0, 1.0);
