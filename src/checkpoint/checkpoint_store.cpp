@@ -20,8 +20,9 @@ namespace {
 constexpr std::string_view kPrefix = "checkpoint-";
 constexpr std::string_view kSuffix = ".ckpt";
 
-// The n of "checkpoint-<n>.ckpt"; nothing for any other name (temporary files included).
-std::optional<int64_t> number_of(const std::filesystem::path& file) {
+}  // namespace
+
+std::optional<int64_t> checkpoint_number(const std::filesystem::path& file) {
   const std::string name = file.filename().string();
   if (!name.starts_with(kPrefix) || !name.ends_with(kSuffix)) return std::nullopt;
   const std::string_view digits =
@@ -34,7 +35,7 @@ std::optional<int64_t> number_of(const std::filesystem::path& file) {
   return number;
 }
 
-}  // namespace
+namespace {}  // namespace
 
 CheckpointStore::CheckpointStore(std::filesystem::path dir, int keep)
     : dir_(std::move(dir)), keep_(keep) {
@@ -45,7 +46,8 @@ std::vector<std::filesystem::path> CheckpointStore::files() const {
   std::vector<std::pair<int64_t, std::filesystem::path>> numbered;
   std::error_code missing;
   for (const auto& entry : std::filesystem::directory_iterator(dir_, missing)) {
-    if (const auto number = number_of(entry.path())) numbered.emplace_back(*number, entry.path());
+    if (const auto number = checkpoint_number(entry.path()))
+      numbered.emplace_back(*number, entry.path());
   }
   std::ranges::sort(numbered);
   std::vector<std::filesystem::path> files;
@@ -55,7 +57,7 @@ std::vector<std::filesystem::path> CheckpointStore::files() const {
 
 std::filesystem::path CheckpointStore::save(const nlohmann::json& state) {
   std::vector<std::filesystem::path> present = files();
-  if (!next_number_) next_number_ = present.empty() ? 1 : *number_of(present.back()) + 1;
+  if (!next_number_) next_number_ = present.empty() ? 1 : *checkpoint_number(present.back()) + 1;
   const std::filesystem::path file =
       dir_ / fmt::format("{}{}{}", kPrefix, (*next_number_)++, kSuffix);
   write_checkpoint(file, state);

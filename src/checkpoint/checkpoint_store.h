@@ -18,6 +18,10 @@
 
 namespace hetps::checkpoint {
 
+// The n of a checkpoint's file name "checkpoint-<n>.ckpt" (n >= 1); nothing for any other name
+// (temporary files included).
+std::optional<int64_t> checkpoint_number(const std::filesystem::path& file);
+
 class CheckpointStore {
  public:
   // `keep` ≥ 1: how many of the newest checkpoints survive a save.

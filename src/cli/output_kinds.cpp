@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "checkpoint/checkpoint_store.h"
 #include "cli/compare_plan.h"
 #include "cli/usage_error.h"
 #include "report/report.h"
@@ -76,7 +77,7 @@ bool is_report_file(const fs::directory_entry& entry) {
 }
 
 bool is_checkpoint_file(const fs::directory_entry& entry) {
-  return entry.is_regular_file() && is_numbered(name_of(entry), "checkpoint-", ".ckpt");
+  return entry.is_regular_file() && checkpoint::checkpoint_number(name_of(entry)).has_value();
 }
 
 std::optional<fs::path> foreign_in_run(const fs::directory_entry& entry) {
