@@ -4,6 +4,7 @@
 #include <cctype>
 #include <exception>
 #include <set>
+#include <stdexcept>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -11,6 +12,7 @@
 #include "checkpoint/checkpoint_store.h"
 #include "cli/compare_plan.h"
 #include "cli/usage_error.h"
+#include "config/atomic_file.h"
 #include "report/report.h"
 
 namespace hetps::cli {
@@ -124,22 +126,29 @@ OutputKind report_output() {
   return {"a hetps report", {report::kReportPage}, files_where(is_report_file)};
 }
 
-void check_output_file(const fs::path& file, std::string_view what,
+void check_output_file(const fs::path& file, std::string_view flag, std::string_view what,
                        const std::function<void(const fs::path&)>& read_earlier) {
   std::error_code error;
   const fs::file_status status = fs::status(file, error);
-  if (!fs::exists(status)) return;
   if (fs::is_directory(status)) {
     throw UsageError(
-        fmt::format("--out {}: a directory; expected the name of {}", file.string(), what));
+        fmt::format("{} {}: a directory; expected the name of {}", flag, file.string(), what));
+  }
+  if (fs::exists(status)) {
+    try {
+      read_earlier(file);
+    } catch (const std::exception&) {
+      throw UsageError(
+          fmt::format("{} {}: the file exists and is not {}; remove it yourself or "
+                      "choose another --out",
+                      flag, file.string(), what));
+    }
   }
   try {
-    read_earlier(file);
-  } catch (const std::exception&) {
-    throw UsageError(
-        fmt::format("--out {}: the file exists and is not {}; remove it yourself or "
-                    "choose another --out",
-                    file.string(), what));
+    config::check_can_write_in(file.parent_path());
+  } catch (const std::runtime_error& unwritable) {
+    throw UsageError(fmt::format("{} {}: cannot write {} there: {}", flag, file.string(), what,
+                                 unwritable.what()));
   }
 }
 

@@ -34,11 +34,13 @@ OutputKind comparison_output();
 // `hetps report`: report.html and the CSV data, gnuplot scripts and SVG plots beside it.
 OutputKind report_output();
 
-// Before any work, for a command that writes one file (`--out FILE`, holding `what`, e.g. "a
-// policy file"): throws UsageError when `file` is a directory, or an existing file that
-// `read_earlier` refuses (throws on) as an earlier output of the command: a file of the
-// user's, which must not be overwritten.
-void check_output_file(const std::filesystem::path& file, std::string_view what,
+// Before any work, for a command that writes one file (holding `what`, e.g. "a policy file"),
+// named by `flag` (--out, or the option its default lies under): throws UsageError when `file`
+// is a directory, or an existing file that `read_earlier` refuses (throws on) as an earlier
+// output of the command: a file of the user's, which must not be overwritten; and when no file
+// can be created where `file` goes.
+void check_output_file(const std::filesystem::path& file, std::string_view flag,
+                       std::string_view what,
                        const std::function<void(const std::filesystem::path&)>& read_earlier);
 
 }  // namespace hetps::cli

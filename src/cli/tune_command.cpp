@@ -157,7 +157,7 @@ void tune_sync_switch(const TuneFlags& flags) {
   }
   const fs::path out =
       flags.run.out.empty() ? fs::path(flags.runs) / "policy.json" : fs::path(flags.run.out);
-  check_output_file(out, "a policy file",
+  check_output_file(out, flags.run.out.empty() ? "--runs" : "--out", "a policy file",
                     [](const fs::path& file) { config::read_switch_policy(file); });
   protocol::SwitchSearchOptions options;
   options.tolerance = flags.tolerance;

@@ -196,7 +196,7 @@ void tune_petrel(const TunePetrelFlags& flags) {
         episodes.job().seed));
   }
   const fs::path out = flags.run.out.empty() ? "runs/tune-petrel/agent.pt" : flags.run.out;
-  check_output_file(out, "an agent file",
+  check_output_file(out, "--out", "an agent file",
                     [](const fs::path& file) { model::load_agent_file(file); });
   // Each runner is one thread of work: libtorch's own pools would only contend.
   model::set_compute_threads(1);

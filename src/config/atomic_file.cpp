@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <stdexcept>
 #include <system_error>
@@ -74,6 +75,24 @@ void write_file_atomically(const std::filesystem::path& file, std::string_view t
     throw std::runtime_error(
         fmt::format("cannot write {} {}: {}", what, file.string(), error.what()));
   }
+}
+
+void check_can_write_in(const std::filesystem::path& dir) {
+  std::filesystem::path existing = dir.empty() ? "." : dir;
+  std::error_code error;
+  while (!std::filesystem::exists(existing, error) && existing != ".") {
+    existing = existing.has_parent_path() ? existing.parent_path() : ".";
+  }
+  if (!std::filesystem::is_directory(existing, error)) {
+    throw std::runtime_error(fmt::format("{} is not a directory", existing.string()));
+  }
+  std::string probe = (existing / ".hetps-write-check-XXXXXX").string();
+  const FileDescriptor file(::mkstemp(probe.data()));
+  if (file.get() < 0) {
+    throw std::runtime_error(
+        fmt::format("no file can be created in {} ({})", existing.string(), std::strerror(errno)));
+  }
+  ::unlink(probe.c_str());
 }
 
 }  // namespace hetps::config

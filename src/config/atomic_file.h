@@ -13,4 +13,9 @@ namespace hetps::config {
 void write_file_atomically(const std::filesystem::path& file, std::string_view text,
                            std::string_view what);
 
+// Before long work whose result goes into `dir`: throws std::runtime_error saying why when no
+// file can be created in `dir` or, where it does not exist yet, in the nearest directory above it
+// that does (where it would be created). The check creates one empty file there and removes it.
+void check_can_write_in(const std::filesystem::path& dir);
+
 }  // namespace hetps::config

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <array>
+#include <stdexcept>
 #include <string_view>
 #include <system_error>
 
+#include "config/atomic_file.h"
 #include "data/class_files.h"
 #include "data/dataset.h"
 #include "data/idx.h"
@@ -142,6 +144,12 @@ void prepare_data_dir(const fs::path& given) {
   if (error) {
     throw DataError(
         fmt::format("{}: cannot create the data directory: {}", dir.string(), error.message()));
+  }
+  try {
+    config::check_can_write_in(dir);
+  } catch (const std::runtime_error& unwritable) {
+    throw DataError(
+        fmt::format("{}: cannot write the data directory: {}", dir.string(), unwritable.what()));
   }
 }
 

@@ -182,6 +182,27 @@ TEST(TuneInput, OutThatIsNotAPolicyFileIsRefusedBeforeAnyRun) {
                                              ": a directory; expected the name of a policy file"));
 }
 
+// Where the policy file cannot be written, that is said before any candidate runs, not after
+// the search. (Root may write anywhere a mode bit forbids: /proc refuses everyone.)
+TEST(TuneInput, OutWhereNoFileCanBeWrittenIsRefusedBeforeAnyRun) {
+  const ScratchDir scratch;
+  std::vector<std::string> args = search_args(scratch);
+  args.insert(args.end(), {"--out", "/proc/policy.json"});
+  const Outcome in_proc = run_hetps(args);
+  EXPECT_EQ(in_proc.exit_code, 2) << in_proc.output;
+  EXPECT_THAT(in_proc.output, HasSubstr("hetps: --out /proc/policy.json: cannot write a policy "
+                                        "file there: no file can be created in /proc ("));
+
+  const fs::path mine = scratch / "notes.txt";
+  std::ofstream(mine) << "mine";
+  args.back() = (mine / "policy.json").string();
+  const Outcome under_a_file = run_hetps(args);
+  EXPECT_EQ(under_a_file.exit_code, 2) << under_a_file.output;
+  EXPECT_THAT(under_a_file.output, HasSubstr("cannot write a policy file there: " + mine.string() +
+                                             " is not a directory"));
+  EXPECT_FALSE(fs::exists(scratch / "runs"));
+}
+
 // What the search sets itself is refused where a config or --set gives it.
 TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
   const ScratchDir scratch;
@@ -275,8 +296,10 @@ TEST(TuneInput, RunsThatIsAFileIsNamed) {
   std::ofstream(file) << "mine";
   const Outcome refused = run_hetps(search_args(scratch));
   EXPECT_EQ(refused.exit_code, 2) << refused.output;
-  EXPECT_THAT(refused.output, HasSubstr("hetps: --runs " + file.string() + "/"));
-  EXPECT_THAT(refused.output, HasSubstr(": cannot create the output directory: Not a directory"));
+  EXPECT_THAT(refused.output, HasSubstr("hetps: --runs " + file.string() +
+                                        "/policy.json: cannot "
+                                        "write a policy file there: " +
+                                        file.string() + " is not a directory"));
   EXPECT_EQ(read_file(file), "mine");
 }
 

