@@ -130,7 +130,31 @@ metrics::Summary train_with_checkpoints(const config::Config& config, RunLog& lo
   return train_job(config, listeners, checkpoints);
 }
 
+// Commits `dir`, which a failed run wrote, and says where its log now is (or why it is not).
+std::string keep_failed_run(StagedDirectory& dir) {
+  try {
+    dir.commit();
+    return fmt::format("what the run logged up to then is kept in {}",
+                       (dir.target() / "log.jsonl").string());
+  } catch (const std::exception& error) {
+    return fmt::format("what the run logged could not be kept: {}", error.what());
+  }
+}
+
 }  // namespace
+
+metrics::Summary keeping_a_failed_run(StagedDirectory& dir,
+                                      const std::function<metrics::Summary()>& run) {
+  try {
+    return run();
+  } catch (const engine::StallError& stall) {
+    throw engine::StallError(fmt::format("{}; {}", stall.what(), keep_failed_run(dir)));
+  } catch (const engine::ShardCrashed& crash) {
+    if (dir.committed()) throw;  // at a checkpoint, which its message names
+    throw engine::ShardCrashed(crash.shard(), crash.time(),
+                               fmt::format("{}; {}", crash.what(), keep_failed_run(dir)));
+  }
+}
 
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
                                       const std::string& continue_with,
@@ -141,23 +165,25 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
   engine::RunCheckpoints checkpoints;
   checkpoints.stop = &stop;
   std::optional<SavedCheckpoint> last;
-  try {
-    const metrics::Summary summary =
-        train_with_checkpoints(config, log, progress, checkpoints, last,
-                               {[&] { return dir.path(); },
-                                [&](const std::filesystem::path& file) {
-                                  if (dir.committed()) return file;
-                                  const std::filesystem::path staged = dir.path();
-                                  dir.commit();
-                                  log.moved_to(dir.path());
-                                  return dir.path() / file.lexically_relative(staged);
-                                }});
-    write_summary(dir.path(), summary);
-    dir.commit();
-    return summary;
-  } catch (const engine::ShardCrashed& crash) {
-    throw run_ended_by(crash, config, dir.target(), continue_with, last);
-  }
+  return keeping_a_failed_run(dir, [&] {
+    try {
+      const metrics::Summary summary =
+          train_with_checkpoints(config, log, progress, checkpoints, last,
+                                 {[&] { return dir.path(); },
+                                  [&](const std::filesystem::path& file) {
+                                    if (dir.committed()) return file;
+                                    const std::filesystem::path staged = dir.path();
+                                    dir.commit();
+                                    log.moved_to(dir.path());
+                                    return dir.path() / file.lexically_relative(staged);
+                                  }});
+      write_summary(dir.path(), summary);
+      dir.commit();
+      return summary;
+    } catch (const engine::ShardCrashed& crash) {
+      throw run_ended_by(crash, config, dir.target(), continue_with, last);
+    }
+  });
 }
 
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,

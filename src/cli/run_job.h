@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
 
 #include "cli/run_checkpoints.h"
@@ -33,12 +34,19 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
 metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
                          engine::RunListener& progress, const std::atomic<bool>& stop);
 
+// Runs `run`, a job writing a run into `dir`. A run that fails of itself, stalled
+// (engine::StallError) or ended by a server shard's crash (engine::ShardCrashed), keeps what it
+// wrote: `dir` is committed unfinished (no summary.json, as a killed run leaves it), and the
+// error, of the same kind, adds where its log is.
+metrics::Summary keeping_a_failed_run(StagedDirectory& dir,
+                                      const std::function<metrics::Summary()>& run);
+
 // run_job into a staged run directory, with checkpoints (`run.checkpoint_interval`, and when
 // `stop` is set: engine::Interrupted then ends the job) in `<run dir>/checkpoints`. The
 // directory is committed at the first checkpoint, unfinished, so that a killed run can be
 // resumed from it, and at the end. An injected shard crash ends it with engine::ShardCrashed
 // naming the last checkpoint and `continue_with`, the command that continues the run, and is
-// recorded in the directory (shard_crashes.h).
+// recorded in the directory (shard_crashes.h). A failed run is kept (keeping_a_failed_run).
 metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirectory& dir,
                                       const std::string& continue_with,
                                       engine::RunListener& progress, const std::atomic<bool>& stop);

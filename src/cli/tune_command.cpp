@@ -105,7 +105,9 @@ class SearchRuns {
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
     StagedDirectory staged(directory, run_output(), /*replace=*/true, "--runs");
     ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
-    const double accuracy = run_job(config, staged.path(), progress, stop_).final_accuracy;
+    const double accuracy = keeping_a_failed_run(staged, [&] {
+                              return run_job(config, staged.path(), progress, stop_);
+                            }).final_accuracy;
     progress.finish();
     staged.commit();
     return accuracy;

@@ -1,7 +1,8 @@
 // An injected server-shard crash (`cluster.shard_failures`) from the command line (issue 9): on
 // threads it ends the run with exit status 3 and a message naming the shard, the last checkpoint
 // (intact) and the command that continues the run; that command finishes it, not crashed again
-// by the crash that happened. Without a checkpoint the message says the run is lost, and why.
+// by the crash that happened. Without a checkpoint the message says the run is lost, and why, and
+// where its log is kept.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -125,8 +126,15 @@ TEST(ShardCrash, WithoutACheckpointTheRunIsLostAndSaysWhy) {
   EXPECT_THAT(crashed.output,
               HasSubstr("hetps: server shard 1 crashed at 0.200 s of run time "
                         "(cluster.shard_failures): its part of the model is gone, and the run is "
-                        "lost: no checkpoint was taken (run.checkpoint_interval = 0)"));
-  EXPECT_FALSE(std::filesystem::exists(run));
+                        "lost: no checkpoint was taken (run.checkpoint_interval = 0); what the "
+                        "run logged up to then is kept in " +
+                        (run / "log.jsonl").string()));
+  // Kept as a killed run leaves it: no summary, nothing to resume from, the crash logged last.
+  EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
+  EXPECT_FALSE(std::filesystem::exists(run / "checkpoints"));
+  const std::vector<nlohmann::json> records = log_records(run);
+  ASSERT_FALSE(records.empty());
+  EXPECT_EQ(records.back().at("type"), "shard_failed");
 }
 
 }  // namespace

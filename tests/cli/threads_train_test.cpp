@@ -3,7 +3,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
+#include <string>
 
 #include <nlohmann/json.hpp>
 
@@ -40,16 +42,26 @@ TEST(ThreadsTrain, SurvivesAnInjectedCrash) {
   EXPECT_EQ(failures, 1);
 }
 
-TEST(ThreadsTrain, AHungWorkerEndsTheRunWithTheStallMessage) {
+// The run took no checkpoint, yet its directory stays, with what it logged: the stall last.
+TEST(ThreadsTrain, AHungWorkerEndsTheRunWithTheStallMessageAndKeepsItsLog) {
   const ScratchDir scratch;
-  const Outcome outcome = run_hetps(
-      tiny_run({"train", "--quiet", "--out", (scratch / "run").string(), "--set", "engine=threads",
-                "--set", "cluster.failures=[{worker=1, time=0, kind=\"hang\"}]", "--set",
-                "run.stall_warning_s=0.2", "--set", "run.stall_timeout_s=0.5"}));
+  const std::filesystem::path run = scratch / "run";
+  const Outcome outcome =
+      run_hetps(tiny_run({"train", "--quiet", "--out", run.string(), "--set", "engine=threads",
+                          "--set", "cluster.failures=[{worker=1, time=0, kind=\"hang\"}]", "--set",
+                          "run.stall_warning_s=0.2", "--set", "run.stall_timeout_s=0.5"}));
   EXPECT_EQ(outcome.exit_code, 1) << outcome.output;
   EXPECT_THAT(outcome.output, HasSubstr("stalled"));
   EXPECT_THAT(outcome.output, HasSubstr("worker 1"));
   EXPECT_THAT(outcome.output, HasSubstr("run.stall_timeout_s = 0.5"));
+  EXPECT_THAT(outcome.output, HasSubstr("; what the run logged up to then is kept in " +
+                                        (run / "log.jsonl").string()));
+  EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
+  std::ifstream log(run / "log.jsonl");
+  std::string line;
+  std::string last;
+  while (std::getline(log, line)) last = line;
+  EXPECT_THAT(last, HasSubstr("\"type\":\"stalled\""));
 }
 
 }  // namespace
