@@ -336,14 +336,17 @@ TEST_P(EngineContract, EveryProtocolGoesOnAfterAWorkerCrashes) {
        {"bsp", "asp", "ssp", "local_sgd", "sync_switch", "petrel", "ashl", "sapus"}) {
     config::Config config = contract_config(protocol);
     config.train.max_samples = 1'000'000'000;
-    config.train.max_time = 0.6;
+    // Real seconds on threads and mpi, where a loaded machine (four ranks on two cores, beside
+    // other tests) may hold the ranks up for a good part of one: the crash leaves time before
+    // and after it for rounds, profiling and plans.
+    config.train.max_time = 1.2;
     config.train.eval_interval = 0.1;
-    config.cluster.failures = {{.worker = 1, .time = 0.2, .kind = "crash"}};
+    config.cluster.failures = {{.worker = 1, .time = 0.4, .kind = "crash"}};
     // Simulated steps of under a millisecond (real ones take about that): local SGD's slowest
     // worker then closes rounds before and after the crash, as on the real engines.
     config.cluster.worker_gflops = 1.0;
     // Petrel plans the survivors' communities once its profiling rounds end: few of them, as in
-    // the Petrel tests below, leave that plan time to come in 0.6 s on a loaded machine.
+    // the Petrel tests below, leave that plan time to come on a loaded machine.
     if (std::string(protocol) == "petrel") config.protocol.params["profile_steps"] = 3.0;
     Outcome outcome = run_small(config);
     if (!primary(config)) continue;
