@@ -101,7 +101,9 @@ void WorkerEndpoint::wait_on_shards(const std::function<std::optional<int>()>& a
     MPI_Request notice = post_ids(awaited, server_, kAwaitingShard, comm_);
     wait_for(notice);
   };
-  double tell_at = now() + stall_warning_seconds_;
+  // First at half the warning's wait: rank 0's wait for this worker's update began earlier (at
+  // its last reply, before this step's compute), and its warning should name the shard already.
+  double tell_at = now() + stall_warning_seconds_ / 2;
   bool told = false;
   Backoff backoff;
   for (;;) {

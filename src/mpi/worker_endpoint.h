@@ -107,9 +107,9 @@ class WorkerEndpoint : public engine::WorkerLink {
   // once the run is over (nothing is handed on then).
   engine::PulledModel take_reply(int source, bool use);
   // Waits until `awaited_shard` says nothing is awaited any more (nullopt); while it names a
-  // shard rank's shard (> 0; 0: rank 0 or a leader), tells rank 0 so (kAwaitingShard) every
-  // run.stall_warning_s: its stall inspector, which waits for this worker's update, would
-  // otherwise blame this worker for a hung shard. Told again, as the notice may reach rank 0
+  // shard rank's shard (> 0; 0: rank 0 or a leader), tells rank 0 so (kAwaitingShard) after
+  // half of run.stall_warning_s, then every run.stall_warning_s: its stall inspector, which
+  // waits for this worker's update, would otherwise blame this worker for a hung shard. Told again, as the notice may reach rank 0
   // before it waits for this worker (a push that reached rank 0 but not the shard rank); told
   // 0 once the wait ends after a notice, so that a shard that answered late is not blamed for a
   // later wait.
