@@ -90,6 +90,10 @@ void add_speed_up(EntryResults& entry, const EntryResults* baseline) {
 
 SpeedUp speed_up_over(const std::vector<std::optional<double>>& baseline_times,
                       const std::vector<std::optional<double>>& times) {
+  const auto reached_at_start = [](const std::vector<std::optional<double>>& seeds) {
+    return std::ranges::any_of(
+        seeds, [](const std::optional<double>& time) { return time.has_value() && *time == 0; });
+  };
   const auto mean_if_all_reached = [](const std::vector<std::optional<double>>& seeds) {
     std::optional<double> sum = 0.0;
     for (const std::optional<double>& time : seeds) {
@@ -103,7 +107,9 @@ SpeedUp speed_up_over(const std::vector<std::optional<double>>& baseline_times,
   if (!baseline) return {std::nullopt, NoSpeedUp::kBspMissedTarget};
   const std::optional<double> entry = mean_if_all_reached(times);
   if (!entry) return {std::nullopt, NoSpeedUp::kMissedTarget};
-  if (*baseline == 0 || *entry == 0) return {std::nullopt, NoSpeedUp::kReachedAtStart};
+  if (reached_at_start(baseline_times) || reached_at_start(times)) {
+    return {std::nullopt, NoSpeedUp::kReachedAtStart};
+  }
   return {*baseline / *entry, NoSpeedUp::kNoBsp};
 }
 

@@ -26,8 +26,9 @@ enum class NoSpeedUp { kNoBsp, kBspMissedTarget, kMissedTarget, kReachedAtStart,
 // BSP's mean time to target over an entry's, from each one's seeds' times to target (empty:
 // that seed missed the target): only when every seed of both reached it, since a mean over the
 // seeds that got there would make an entry that often missed look faster than it is, and when
-// neither mean is 0 (the target reached at the evaluation before training: no ratio of times
-// says anything then). Else empty, with why (`baseline_times` empty: there is no BSP).
+// no seed of either reached it at time 0 (at the evaluation before training: the target is not
+// above that seed's starting accuracy, and its 0 would only drag the mean down). Else empty,
+// with why (`baseline_times` empty: there is no BSP).
 struct SpeedUp {
   std::optional<double> value;
   NoSpeedUp missing = NoSpeedUp::kNoBsp;

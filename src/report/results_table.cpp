@@ -60,8 +60,8 @@ constexpr Footnote kBspMissed = {"bsp-missed", "bsp missed the target in one of 
 constexpr Footnote kMissed = {"missed", "this entry missed the target in one of its seeds or more"};
 constexpr Footnote kReachedAtStart = {
     "reached-at-start",
-    "this entry or bsp reached the target at time 0, at the evaluation before any training: "
-    "the target is not above the starting accuracy"};
+    "a seed of this entry or of bsp reached the target at time 0, at the evaluation before "
+    "any training: the target is not above its starting accuracy"};
 constexpr Footnote kTargetsDiffer = {
     "targets-differ", "the runs have different target accuracies, so their times do not compare"};
 
