@@ -108,7 +108,10 @@ std::optional<fs::path> foreign_in_entry(const fs::directory_entry& entry) {
 
 }  // namespace
 
-OutputKind run_output() { return {"a hetps run directory", {"summary.json"}, foreign_in_run}; }
+// log.jsonl: a run that did not finish (killed, stopped, stalled) is an output too.
+OutputKind run_output() {
+  return {"a hetps run directory", {"summary.json", "log.jsonl"}, foreign_in_run};
+}
 
 OutputKind comparison_output() {
   return {"a hetps comparison",

@@ -62,6 +62,11 @@ TEST(ThreadsTrain, AHungWorkerEndsTheRunWithTheStallMessageAndKeepsItsLog) {
   std::string last;
   while (std::getline(log, line)) last = line;
   EXPECT_THAT(last, HasSubstr("\"type\":\"stalled\""));
+
+  // Nothing to resume from: --force replaces it, as an earlier run of hetps.
+  const Outcome again = run_hetps(tiny_run({"train", "--quiet", "--force", "--out", run.string()}));
+  EXPECT_EQ(again.exit_code, 0) << again.output;
+  EXPECT_TRUE(std::filesystem::exists(run / "summary.json"));
 }
 
 }  // namespace

@@ -198,7 +198,8 @@ TEST(Train, ForceRefusesWhatIsNotARunDirectory) {
   EXPECT_EQ(outcome.exit_code, 2) << outcome.output;
   EXPECT_THAT(outcome.output,
               HasSubstr("hetps: refusing to replace " + work.string() +
-                        ": it is not a hetps run directory (those hold summary.json)"));
+                        ": it is not a hetps run directory (those hold summary.json or "
+                        "log.jsonl)"));
   EXPECT_TRUE(std::filesystem::exists(work / "notes.txt"));
 
   const auto file = scratch / "file";
