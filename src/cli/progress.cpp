@@ -42,7 +42,8 @@ ProgressDisplay::ProgressDisplay(ProgressStyle style, std::string label,
 
 void ProgressDisplay::on_eval(const metrics::EvalRecord& record) {
   const Clock::time_point now = Clock::now();
-  const double wall_seconds = std::chrono::duration<double>(now - start_).count();
+  if (!start_) start_ = now;
+  const double wall_seconds = std::chrono::duration<double>(now - *start_).count();
   if (style_ == ProgressStyle::Bar) {
     draw_bar(record, wall_seconds);
   } else if (style_ == ProgressStyle::Lines && now - last_line_ >= kLineInterval) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <chrono>
+#include <optional>
 #include <ostream>
 #include <string>
 
@@ -43,7 +44,9 @@ class ProgressDisplay : public engine::RunListener {
   std::string clock_;
   config::TrainConfig budget_;
   std::ostream& out_;
-  Clock::time_point start_ = Clock::now();
+  // At the run's first evaluation, before any training: the wall time shown is then the run's,
+  // as its summary counts it, without the loading of data and model before.
+  std::optional<Clock::time_point> start_;
   Clock::time_point last_line_;
   size_t bar_width_ = 0;  // characters of the last bar drawn, to blank a shorter redraw
 };
