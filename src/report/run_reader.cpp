@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <system_error>
 #include <utility>
 
 #include <fmt/format.h>
@@ -131,6 +132,15 @@ std::string last_component(const fs::path& directory) {
 }  // namespace
 
 std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
+  for (size_t i = 0; i < directories.size(); ++i) {
+    for (size_t j = i + 1; j < directories.size(); ++j) {
+      std::error_code error;  // one that does not exist is named by runs_in below
+      if (fs::equivalent(directories[i], directories[j], error)) {
+        throw ReportInputError(fmt::format("{} and {} are the same directory: give it once",
+                                           directories[i].string(), directories[j].string()));
+      }
+    }
+  }
   std::vector<RunRecord> runs;
   std::vector<std::string> given;  // per run, the directory given it came from
   for (const fs::path& directory : directories) {

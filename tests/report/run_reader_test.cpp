@@ -167,9 +167,22 @@ TEST(RunReaderTest, TwoComparisonsOfTheSameRunsAreToldApartByTheirDirectories) {
   ASSERT_EQ(runs.size(), 8u);
   EXPECT_EQ(runs[0].entry, "cmp-a/bsp");
   EXPECT_EQ(runs[7].entry, "cmp-b/asp");
-  EXPECT_THAT(error_reading({first, first}),
-              HasSubstr("are both run \"cmp-a/bsp\" seed 1, even named after the directories "
-                        "given"));
+  // Named alike in different places, they cannot be told apart.
+  std::filesystem::create_directories(scratch.path() / "x");
+  std::filesystem::create_directories(scratch.path() / "y");
+  const auto x = scratch.copy_fixture("compare-bsp-asp", "x/cmp");
+  const auto y = scratch.copy_fixture("compare-bsp-asp", "y/cmp");
+  EXPECT_THAT(error_reading({x, y}),
+              HasSubstr("are both run \"cmp/bsp\" seed 1, even named after the directories "
+                        "given; give those directories different names"));
+}
+
+TEST(RunReaderTest, ADirectoryGivenTwiceIsNamed) {
+  const ScratchDirectory scratch;
+  const auto runs = scratch.copy_fixture("compare-bsp-asp", "cmp");
+  EXPECT_THAT(error_reading({runs, scratch.path() / "." / "cmp" / ""}),
+              HasSubstr(runs.string() + " and " + (scratch.path() / "." / "cmp" / "").string() +
+                        " are the same directory: give it once"));
 }
 
 }  // namespace
