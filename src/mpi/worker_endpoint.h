@@ -109,10 +109,10 @@ class WorkerEndpoint : public engine::WorkerLink {
   // Waits until `awaited_shard` says nothing is awaited any more (nullopt); while it names a
   // shard rank's shard (> 0; 0: rank 0 or a leader), tells rank 0 so (kAwaitingShard) after
   // half of run.stall_warning_s, then every run.stall_warning_s: its stall inspector, which
-  // waits for this worker's update, would otherwise blame this worker for a hung shard. Told again, as the notice may reach rank 0
-  // before it waits for this worker (a push that reached rank 0 but not the shard rank); told
-  // 0 once the wait ends after a notice, so that a shard that answered late is not blamed for a
-  // later wait.
+  // waits for this worker's update, would otherwise blame this worker for a hung shard. Told again,
+  // as the notice may reach rank 0 before it waits for this worker (a push that reached rank 0 but
+  // not the shard rank); told 0 once the wait ends after a notice, so that a shard that answered
+  // late is not blamed for a later wait.
   void wait_on_shards(const std::function<std::optional<int>()>& awaited_shard);
   // Where a part of an update goes.
   struct UpdatePart {
