@@ -17,6 +17,7 @@
 #include "cli/usage_error.h"
 #include "config/error.h"
 #include "data/load.h"
+#include "engine/worker_factory.h"
 #include "model/blas_kernel.h"
 #include "model/learner.h"
 #include "model/model_source.h"
@@ -64,6 +65,12 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
                            const engine::RunCheckpoints& checkpoints) {
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
+    if (engine::is_primary_process(config)) {
+      if (const auto warning = engine::short_shares_warning(
+              *engine::make_partition(config, data.train), config.data.batch_size)) {
+        fmt::print(stderr, "hetps: warning: {}\n", *warning);
+      }
+    }
     metrics::Summary summary =
         engine::run(config, data, model::model_source(config, data.train), listener, checkpoints);
     summary.blas_kernel = model::blas_kernel();
