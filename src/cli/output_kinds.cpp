@@ -63,13 +63,8 @@ ForeignEntry files_where(std::function<bool(const fs::directory_entry&)> written
   };
 }
 
-// Nothing when `entry` is not the directory `name`; else what in it `foreign` finds (nothing
-// when all of it is hetps').
-std::optional<std::optional<fs::path>> directory_of(const fs::directory_entry& entry,
-                                                    std::string_view name,
-                                                    const ForeignEntry& foreign) {
-  if (!entry.is_directory() || name_of(entry) != name) return std::nullopt;
-  return first_foreign(entry.path(), foreign);
+bool is_directory_named(const fs::directory_entry& entry, std::string_view name) {
+  return entry.is_directory() && name_of(entry) == name;
 }
 
 bool is_report_file(const fs::directory_entry& entry) {
@@ -87,10 +82,12 @@ std::optional<fs::path> foreign_in_run(const fs::directory_entry& entry) {
                             "shard_crashes.json"})) {
     return std::nullopt;
   }
-  if (auto checkpoints = directory_of(entry, "checkpoints", files_where(is_checkpoint_file))) {
-    return *checkpoints;
+  if (is_directory_named(entry, "checkpoints")) {
+    return first_foreign(entry.path(), files_where(is_checkpoint_file));
   }
-  if (auto report = directory_of(entry, "report", files_where(is_report_file))) return *report;
+  if (is_directory_named(entry, "report")) {
+    return first_foreign(entry.path(), files_where(is_report_file));
+  }
   return entry.path();
 }
 
@@ -118,8 +115,8 @@ OutputKind comparison_output() {
           {"summary.csv", kComparePlanFile},
           [](const fs::directory_entry& entry) -> std::optional<fs::path> {
             if (is_file_named(entry, {"summary.csv", kComparePlanFile})) return std::nullopt;
-            if (auto report = directory_of(entry, "report", files_where(is_report_file))) {
-              return *report;
+            if (is_directory_named(entry, "report")) {
+              return first_foreign(entry.path(), files_where(is_report_file));
             }
             return foreign_in_entry(entry);
           }};
