@@ -106,6 +106,15 @@ void validate_random(const config::RandomStragglers& random) {
   require(random.slowdown_max >= random.slowdown_min && std::isfinite(random.slowdown_max),
           key + ".slowdown_max", random.slowdown_max,
           fmt::format("must be a finite number >= slowdown_min ({})", random.slowdown_min));
+  // Overlapping episodes multiply: a worker expected to be in several at once is not a
+  // transient straggler but one that all but stops, and the episodes its run must model pile
+  // up without end.
+  const double at_once = random.rate_per_min * random.mean_duration / 60;
+  require(at_once <= 1, key + ".rate_per_min", random.rate_per_min,
+          fmt::format("with mean_duration = {} s a worker would be in {:.3g} episodes at once on "
+                      "average (rate_per_min × mean_duration / 60), and overlapping episodes "
+                      "multiply: must be at most {:.3g} for this mean_duration",
+                      random.mean_duration, at_once, 60 / random.mean_duration));
 }
 
 }  // namespace

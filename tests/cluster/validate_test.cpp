@@ -18,6 +18,13 @@ struct Case {
 
 TEST(ClusterValidation, DefaultsAreValid) { EXPECT_NO_THROW(validate(config::ClusterConfig{})); }
 
+TEST(ClusterValidation, RandomStragglersMayKeepAWorkerInOneEpisodeAtATimeOnAverage) {
+  config::ClusterConfig cluster;
+  cluster.random_stragglers.mean_duration = 5;
+  cluster.random_stragglers.rate_per_min = 12;
+  EXPECT_NO_THROW(validate(cluster));
+}
+
 TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
   const std::vector<Case> cases = {
       {[](auto& c) { c.workers = 0; }, "cluster.workers = 0: must be at least 1"},
@@ -97,6 +104,10 @@ TEST(ClusterValidation, EachErrorNamesKeyValueAndRule) {
        "cluster.shard_failures[0].time = nan: must be a finite number >= 0"},
       {[](auto& c) { c.random_stragglers.rate_per_min = -1; },
        "cluster.random_stragglers.rate_per_min = -1: must be a finite number >= 0"},
+      {[](auto& c) { c.random_stragglers.rate_per_min = 13; },
+       "cluster.random_stragglers.rate_per_min = 13: with mean_duration = 5 s a worker would be "
+       "in 1.08 episodes at once on average (rate_per_min × mean_duration / 60), and "
+       "overlapping episodes multiply: must be at most 12 for this mean_duration"},
       {[](auto& c) { c.random_stragglers.mean_duration = 0; },
        "cluster.random_stragglers.mean_duration = 0: must be a finite number > 0"},
       {[](auto& c) { c.random_stragglers.slowdown_min = 0.9; },

@@ -19,7 +19,7 @@ using testing::small_data;
 TEST(SimEngineTest, SameConfigAndSeedGiveTheSameLogBitForBit) {
   for (const char* protocol : {"bsp", "asp", "ssp", "local_sgd"}) {
     auto config = small_config(protocol);
-    config.cluster.random_stragglers.rate_per_min = 30;
+    config.cluster.random_stragglers.rate_per_min = 12;
     config.train.eval_interval = 0.5;  // stragglers stretch the run: keep evaluations few
     Outcome first = run_small(config);
     Outcome second = run_small(config);
