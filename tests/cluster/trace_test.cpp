@@ -79,6 +79,12 @@ TEST(TraceReplay, ToleratesSpacesBlankLinesAndRepeatedTimes) {
   EXPECT_EQ(speeds[0].value_at(2), 1.0);
 }
 
+TEST(TraceReplay, ReadsAFileThatBeginsWithAByteOrderMark) {
+  std::vector<PiecewiseConstant> speeds =
+      read_trace(write_trace("\xEF\xBB\xBFtime,worker,speed\r\n0,0,0.5\r\n"), 1);
+  EXPECT_EQ(speeds[0].value_at(1), 0.5);
+}
+
 TEST(TraceErrors, MissingFileIsNamed) {
   try {
     read_trace("/nonexistent/speeds.csv", 1);
