@@ -3,14 +3,20 @@
 #include <algorithm>
 #include <cmath>
 
+#include <fmt/format.h>
+
 #include "checkpoint/restoring.h"
 #include "engine/sparse_push.h"
 
 namespace hetps::engine {
 namespace {
 
+double base_speed(const config::ClusterConfig& cluster, int worker) {
+  return cluster.speeds[static_cast<size_t>(worker) % cluster.speeds.size()];
+}
+
 bool speed_varies(const config::ClusterConfig& cluster, int worker) {
-  const double base = cluster.speeds[static_cast<size_t>(worker) % cluster.speeds.size()];
+  const double base = base_speed(cluster, worker);
   const bool has_episode = std::any_of(
       cluster.stragglers.begin(), cluster.stragglers.end(),
       [&](const config::StragglerEpisode& episode) { return episode.worker == worker; });
@@ -32,6 +38,20 @@ bool all_links_ideal(const config::ClusterConfig& cluster) {
 }
 
 }  // namespace
+
+std::optional<std::string> speeds_above_one_warning(const config::ClusterConfig& cluster) {
+  int fastest = 0;
+  for (int w = 1; w < cluster.workers; ++w) {
+    if (base_speed(cluster, w) > base_speed(cluster, fastest)) fastest = w;
+  }
+  const double top = base_speed(cluster, fastest);
+  if (top <= 1.0) return std::nullopt;
+  return fmt::format(
+      "cluster.speeds gives worker {} speed {}: the real engines pad each step to the speed-1 "
+      "step measured alone divided by the worker's speed, which cannot make a step faster, so "
+      "workers above speed 1 run at 1. Divide the speeds by {} to keep their ratios",
+      fastest, top, top);
+}
 
 InjectedDelays::InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,
                                std::vector<params::KeyRange> shards)

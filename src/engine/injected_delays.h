@@ -9,6 +9,8 @@
 #pragma once
 
 #include <mutex>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -20,6 +22,11 @@
 #include "worker/top_k.h"
 
 namespace hetps::engine {
+
+// A warning when a worker's `cluster.speeds` entry is above 1: padding can only slow a step
+// down, so such a worker runs at the machine's speed (1) on the real engines, not at its own.
+// Nothing when every speed is at most 1.
+std::optional<std::string> speeds_above_one_warning(const config::ClusterConfig& cluster);
 
 class InjectedDelays {
  public:

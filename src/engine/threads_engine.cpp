@@ -160,7 +160,7 @@ void ThreadsEngine::calibrate() {
                        0.0);
 }
 
-void ThreadsEngine::warn_of_shared_cores() {
+void ThreadsEngine::record_setup_warnings() {
   const int workers = config_.cluster.workers;
   // The server's thread counts too: it applies updates while the workers compute.
   const unsigned cores = std::thread::hardware_concurrency();
@@ -173,6 +173,9 @@ void ThreadsEngine::warn_of_shared_cores() {
                                   "approximate",
                                   workers, config_.run.threads_per_worker, cores)}}},
         0.0);
+  }
+  if (const auto warning = speeds_above_one_warning(config_.cluster)) {
+    loop_.state().record({"warning", {{"message", *warning}}}, 0.0);
   }
 }
 
@@ -192,7 +195,7 @@ metrics::Summary ThreadsEngine::run(const RunCheckpoints& checkpoints) {
     resumed_at = restore_state(*checkpoints.resume_from);
   } else {
     calibrate();
-    warn_of_shared_cores();
+    record_setup_warnings();
   }
   const PreciseWakeups on_time;  // the server's replies leave on time too
   std::vector<int> started;

@@ -125,8 +125,9 @@ class ThreadsEngine : public ServerLoop::Engine, public ServerLoop::Checkpointer
   double now() const;
   Clock::time_point clock_at(double seconds) const;
   void calibrate();
-  // Logs a warning when the worker threads and the server outnumber the cores.
-  void warn_of_shared_cores();
+  // Logs a warning when the worker threads and the server outnumber the cores, and when a
+  // speed above 1 cannot be injected.
+  void record_setup_warnings();
   // Runs `during` with the clock standing still and the workers held at their next sleep; the
   // clock goes on where it stood (a throw leaves it standing: the run is over).
   template <typename During>

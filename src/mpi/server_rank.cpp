@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "engine/injected_delays.h"
 #include "engine/run_timeline.h"
 #include "engine/server_loop.h"
 #include "engine/step_calibration.h"
@@ -44,6 +45,9 @@ void record_setup(engine::ServerLoop& loop, const RankSetup& setup,
         0.0);
   }
   if (const auto warning = double_copy_warning(setup.layout)) {
+    loop.state().record({"warning", {{"message", *warning}}}, 0.0);
+  }
+  if (const auto warning = engine::speeds_above_one_warning(setup.config.cluster)) {
     loop.state().record({"warning", {{"message", *warning}}}, 0.0);
   }
 }

@@ -1,6 +1,8 @@
 #include <gtest/gtest.h>
 
 #include <limits>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "cluster/cluster_model.h"
@@ -44,6 +46,17 @@ TEST(InjectedDelaysTest, HalfSpeedTakesTwiceTheCalibratedSteps) {
   delays.set_calibrated_step(0.1);
   EXPECT_DOUBLE_EQ(delays.compute_end(1, 2.0, 3), 2.0 + 2 * 0.1 * 3);
   EXPECT_EQ(delays.compute_end(0, 2.0, 3), 2.0);
+}
+
+TEST(InjectedDelaysTest, ASpeedAboveOneIsNamedAsNotInjected) {
+  config::ClusterConfig cluster = two_workers();
+  cluster.speeds = {1.0, 0.5};
+  EXPECT_FALSE(speeds_above_one_warning(cluster).has_value());
+  cluster.speeds = {1.0, 4.0};
+  const std::optional<std::string> warning = speeds_above_one_warning(cluster);
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("cluster.speeds gives worker 1 speed 4"), std::string::npos) << *warning;
+  EXPECT_NE(warning->find("Divide the speeds by 4"), std::string::npos) << *warning;
 }
 
 TEST(InjectedDelaysTest, AStragglerEpisodePadsOnlyItsWorker) {
