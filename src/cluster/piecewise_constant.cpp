@@ -21,6 +21,13 @@ double PiecewiseConstant::next_change_after(double t) const {
   return next == times_.end() ? std::numeric_limits<double>::infinity() : *next;
 }
 
+double PiecewiseConstant::largest_from(double t) const {
+  double largest = value_at(t);
+  const auto later = static_cast<size_t>(segment_at(t) + 1);
+  for (size_t i = later; i < values_.size(); ++i) largest = std::max(largest, values_[i]);
+  return largest;
+}
+
 void PiecewiseConstant::set_from(double t, double value) {
   if (!times_.empty() && t < times_.back()) {
     throw std::invalid_argument(

@@ -22,6 +22,9 @@ class PiecewiseConstant {
   // The first breakpoint strictly after `t`, or +infinity when the value never changes again.
   double next_change_after(double t) const;
 
+  // The largest value it takes from `t` on.
+  double largest_from(double t) const;
+
   // Sets the value from `t` on, replacing everything after `t`'s last breakpoint. `t` must not
   // precede the last breakpoint; at the same time, the later value wins.
   void set_from(double t, double value);

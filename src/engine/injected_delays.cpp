@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "cluster/trace.h"
 #include "engine/sparse_push.h"
 
 namespace hetps::engine {
@@ -40,17 +41,33 @@ bool all_links_ideal(const config::ClusterConfig& cluster) {
 }  // namespace
 
 std::optional<std::string> speeds_above_one_warning(const config::ClusterConfig& cluster) {
+  // Episodes only slow a worker down: its fastest is its base speed × its trace's fastest.
+  const std::vector<cluster::PiecewiseConstant> traces =
+      cluster.trace.empty()
+          ? std::vector<cluster::PiecewiseConstant>(static_cast<size_t>(cluster.workers))
+          : cluster::read_trace(cluster.trace, cluster.workers);
+  const auto trace_top = [&](int worker) {
+    return traces[static_cast<size_t>(worker)].largest_from(0.0);
+  };
+  const auto top_speed = [&](int worker) {
+    return base_speed(cluster, worker) * trace_top(worker);
+  };
   int fastest = 0;
   for (int w = 1; w < cluster.workers; ++w) {
-    if (base_speed(cluster, w) > base_speed(cluster, fastest)) fastest = w;
+    if (top_speed(w) > top_speed(fastest)) fastest = w;
   }
-  const double top = base_speed(cluster, fastest);
+  const double top = top_speed(fastest);
   if (top <= 1.0) return std::nullopt;
+  const std::string source =
+      trace_top(fastest) == 1.0
+          ? fmt::format("cluster.speeds gives worker {} speed {}", fastest, top)
+          : fmt::format("cluster.speeds ({}) x cluster.trace ({}) gives worker {} speed {}",
+                        base_speed(cluster, fastest), trace_top(fastest), fastest, top);
   return fmt::format(
-      "cluster.speeds gives worker {} speed {}: the real engines pad each step to the speed-1 "
-      "step measured alone divided by the worker's speed, which cannot make a step faster, so "
-      "workers above speed 1 run at 1. Divide the speeds by {} to keep their ratios",
-      fastest, top, top);
+      "{}: the real engines pad each step to the speed-1 step measured alone divided by the "
+      "worker's speed, which cannot make a step faster, so workers above speed 1 run at 1. "
+      "Divide cluster.speeds by {} to keep their ratios",
+      source, top);
 }
 
 InjectedDelays::InjectedDelays(const config::ClusterConfig& cluster, uint64_t seed,

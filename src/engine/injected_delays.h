@@ -23,9 +23,10 @@
 
 namespace hetps::engine {
 
-// A warning when a worker's `cluster.speeds` entry is above 1: padding can only slow a step
-// down, so such a worker runs at the machine's speed (1) on the real engines, not at its own.
-// Nothing when every speed is at most 1.
+// A warning when a worker's speed is ever above 1 (its `cluster.speeds` entry, times its
+// `cluster.trace` speed): padding can only slow a step down, so such a worker runs at the
+// machine's speed (1) on the real engines, not at its own. Nothing when every speed stays at
+// most 1. The trace is read again: give a config whose cluster was already built.
 std::optional<std::string> speeds_above_one_warning(const config::ClusterConfig& cluster);
 
 class InjectedDelays {

@@ -29,6 +29,18 @@ TEST(ClusterPiecewiseConstant, LaterValueAtTheSameTimeWins) {
   EXPECT_THROW(f.set_from(2, 1.0), std::invalid_argument);
 }
 
+TEST(ClusterPiecewiseConstant, LargestFromCountsOnlyWhatHoldsFromThatTimeOn) {
+  PiecewiseConstant f(4.0);
+  f.set_from(0, 0.5);
+  f.set_from(10, 2.0);
+  f.set_from(20, 1.0);
+  EXPECT_EQ(f.largest_from(-1), 4.0);
+  EXPECT_EQ(f.largest_from(0), 2.0);
+  EXPECT_EQ(f.largest_from(15), 2.0);
+  EXPECT_EQ(f.largest_from(20), 1.0);
+  EXPECT_EQ(PiecewiseConstant(0.25).largest_from(0), 0.25);
+}
+
 TEST(ClusterPiecewiseConstant, MultiplySplitsAndScalesOnlyTheInterval) {
   PiecewiseConstant f;
   f.set_from(5, 0.5);

@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <limits>
 #include <optional>
 #include <string>
@@ -56,7 +57,22 @@ TEST(InjectedDelaysTest, ASpeedAboveOneIsNamedAsNotInjected) {
   const std::optional<std::string> warning = speeds_above_one_warning(cluster);
   ASSERT_TRUE(warning.has_value());
   EXPECT_NE(warning->find("cluster.speeds gives worker 1 speed 4"), std::string::npos) << *warning;
-  EXPECT_NE(warning->find("Divide the speeds by 4"), std::string::npos) << *warning;
+  EXPECT_NE(warning->find("Divide cluster.speeds by 4"), std::string::npos) << *warning;
+}
+
+TEST(InjectedDelaysTest, ATraceThatTakesAWorkerAboveOneIsNamed) {
+  config::ClusterConfig cluster = two_workers();
+  cluster.speeds = {1.0, 0.5};
+  cluster.trace = ::testing::TempDir() + "hetps_trace_above_one.csv";
+  // Worker 1 at 0.5 x 1.5 stays below 1; worker 0 at 1 x 3 from time 10 does not.
+  std::ofstream(cluster.trace) << "time,worker,speed\n0,1,1.5\n0,0,0.5\n10,0,3\n20,0,1\n";
+  const std::optional<std::string> warning = speeds_above_one_warning(cluster);
+  ASSERT_TRUE(warning.has_value());
+  EXPECT_NE(warning->find("cluster.speeds (1) x cluster.trace (3) gives worker 0 speed 3"),
+            std::string::npos)
+      << *warning;
+  std::ofstream(cluster.trace) << "time,worker,speed\n0,1,1.5\n0,0,0.5\n";
+  EXPECT_FALSE(speeds_above_one_warning(cluster).has_value());
 }
 
 TEST(InjectedDelaysTest, AStragglerEpisodePadsOnlyItsWorker) {
