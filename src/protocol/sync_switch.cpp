@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -22,7 +23,10 @@ void SyncSwitch::start(const RunShape& shape, Actions& actions) {
   const double steps = options_.budget_steps > 0 ? static_cast<double>(options_.budget_steps)
                                                  : static_cast<double>(shape.max_samples) /
                                                        (shape.workers * shape.batch_size);
-  bsp_budget_ = std::llround(options_.bsp_fraction * steps);
+  // x = 1 is BSP to the end, as `bsp` runs it, whatever S's rounding: a round(S) budget would
+  // hand an S that is not whole its last part-round to ASP.
+  bsp_budget_ = options_.bsp_fraction >= 1 ? std::numeric_limits<int64_t>::max()
+                                           : std::llround(options_.bsp_fraction * steps);
   if (bsp_budget_ == 0) leave_bsp("budget", actions);
 }
 

@@ -116,6 +116,16 @@ TEST(SyncSwitchTest, RunsXTimesSBspRoundsThenAsp) {
   EXPECT_EQ(driver.actions.applied.size(), 25u + 300u);
 }
 
+// x = 1 is the search's BSP baseline: no round of it may go to ASP when S is not whole.
+TEST(SyncSwitchTest, AWholeFractionIsBspToTheEndOfAnyBudget) {
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 1.0}});
+  const RunShape shape{4, 4 * 8 * 100 + 16, 8, 0.9};  // S = 100.5 BSP steps
+  Driver driver(*protocol, shape, uniform(1.0));
+  driver.run_updates(4 * 102);
+  EXPECT_EQ(driver.rounds(), 102);
+  EXPECT_TRUE(driver.phases().empty());
+}
+
 TEST(SyncSwitchTest, AZeroFractionIsAspFromTheStart) {
   auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.0}});
   Driver driver(*protocol, {3, 3 * 100, 1, 0.9}, uniform(1.0));
