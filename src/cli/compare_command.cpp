@@ -182,13 +182,13 @@ std::optional<ResumePoint> checkpoint_to_continue(const std::filesystem::path& r
 // holds one, else from its start. A stop by signal ends it with a checkpoint and the command
 // that continues the comparison.
 metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem::path& dir,
-                                   const std::string& label, ProgressStyle style,
+                                   const std::string& label, bool quiet,
                                    const StopSignals& signals) {
   const config::Config& config = run.config;
   const std::filesystem::path run_dir = dir / run.directory;
   const std::string continue_with = fmt::format("hetps compare --resume {}", dir.string());
   const std::optional<ResumePoint> point = checkpoint_to_continue(run_dir, config);
-  if (point && style != ProgressStyle::Silent) {
+  if (point && !quiet) {
     fmt::print("{}: continues from its checkpoint at {:.3f} s of {} time\n", label, point->time,
                clock_name(config));
   }
@@ -200,7 +200,7 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
     std::filesystem::remove_all(run_dir);
     staged.emplace(run_dir, run_output(), /*replace=*/false);
   }
-  ProgressDisplay progress(style, label, config, std::cout);
+  ProgressDisplay progress(progress_style(quiet, config), label, config, std::cout);
   const metrics::Summary summary = stoppable(
       config, run_dir, continue_with, progress,
       [&](const std::atomic<bool>& stop) {
@@ -218,7 +218,6 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
 std::vector<CompletedRun> run_to_the_end(const ComparePlan& plan, const std::filesystem::path& dir,
                                          bool quiet) {
   const StopSignals signals;
-  const ProgressStyle style = progress_style(quiet);
   std::vector<CompletedRun> completed;
   for (size_t i = 0; i < plan.runs.size(); ++i) {
     const PlannedRun& run = plan.runs[i];
@@ -238,7 +237,7 @@ std::vector<CompletedRun> run_to_the_end(const ComparePlan& plan, const std::fil
           signals.signal_name(), label, dir.string()));
     }
     completed.push_back(
-        {run.config.run.name, run.directory, train_planned_run(run, dir, label, style, signals)});
+        {run.config.run.name, run.directory, train_planned_run(run, dir, label, quiet, signals)});
   }
   config::write_file_atomically(dir / "summary.csv", summary_csv_text(completed),
                                 "comparison summary");

@@ -23,8 +23,11 @@ std::string format_duration(double seconds) {
 
 }  // namespace
 
-ProgressStyle progress_style(bool quiet) {
+ProgressStyle progress_style(bool quiet, const config::Config& config) {
   if (quiet) return ProgressStyle::Silent;
+  // mpirun hands each rank a pseudo-terminal of its own, whatever its own output is: a bar
+  // drawn there would reach a file or pipe as one line of carriage returns.
+  if (config.engine == "mpi") return ProgressStyle::Lines;
   return isatty(STDOUT_FILENO) ? ProgressStyle::Bar : ProgressStyle::Lines;
 }
 

@@ -1,6 +1,6 @@
 // Shows a run's progress from its evaluations: a one-line bar redrawn in place on a terminal,
-// a plain line per evaluation (at most one every two seconds) when stdout is a file or pipe,
-// nothing with --quiet.
+// a plain line per evaluation (at most one every two seconds) when stdout is a file or pipe or
+// the run is on mpi, nothing with --quiet.
 #pragma once
 
 #include <chrono>
@@ -15,8 +15,8 @@ namespace hetps::cli {
 
 enum class ProgressStyle { Bar, Lines, Silent };
 
-// Bar when stdout is a terminal, Lines otherwise, Silent when `quiet`.
-ProgressStyle progress_style(bool quiet);
+// Bar when stdout is a terminal, Lines otherwise or on the mpi engine, Silent when `quiet`.
+ProgressStyle progress_style(bool quiet, const config::Config& config);
 
 // "virtual" for the simulator's clock, "run" for an engine that runs in wall-clock time.
 std::string clock_name(const config::Config& config);

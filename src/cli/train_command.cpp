@@ -65,7 +65,7 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
       flags.out.empty() ? std::filesystem::path("runs") / run_directory_name(config.run.name)
                         : std::filesystem::path(flags.out);
   StagedDirectory dir(out, run_output(), flags.force);
-  ProgressDisplay progress(progress_style(flags.quiet), config.run.name, config, std::cout);
+  ProgressDisplay progress(progress_style(flags.quiet, config), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir.target());
   const metrics::Summary summary =
       stoppable(config, dir.target(), continue_with, progress, [&](const std::atomic<bool>& stop) {
@@ -110,7 +110,7 @@ config::Config config_to_resume(const RunFlags& flags) {
 }
 
 void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {
-  ProgressDisplay progress(progress_style(quiet), config.run.name, config, std::cout);
+  ProgressDisplay progress(progress_style(quiet, config), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir);
   const metrics::Summary summary =
       stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {

@@ -104,7 +104,7 @@ class SearchRuns {
     // Replacing is safe: the directory is named by this config's hash and holds no finished
     // run (or --force asked to rerun it); a directory that is not a run is still refused.
     StagedDirectory staged(directory, run_output(), /*replace=*/true, "--runs");
-    ProgressDisplay progress(progress_style(flags_.run.quiet), label, config, std::cout);
+    ProgressDisplay progress(progress_style(flags_.run.quiet, config), label, config, std::cout);
     const double accuracy = keeping_a_failed_run(staged, [&] {
                               return run_job(config, staged.path(), progress, stop_);
                             }).final_accuracy;
