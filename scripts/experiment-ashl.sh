@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/experiment-lib.sh
-out=${1:-runs/experiment-ashl}
+out_dir_or_usage runs/experiment-ashl "$@"
 hetps=${HETPS:-build/hetps}
 
 # ASHL's local steps per commit over a comparison's ashl runs (one apply per commit): samples

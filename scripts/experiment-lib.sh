@@ -2,6 +2,25 @@
 # setting, reused when its summary.csv exists, with one progress line per run.
 # The caller sets `hetps` (the binary) and `out` (the experiment's directory).
 
+# Sets `out` to OUT_DIR, the script's first argument, or to DEFAULT. -h and --help print the
+# script's header comment; any other option is refused: taken for OUT_DIR, it would start hours
+# of runs in a directory named after it.
+out_dir_or_usage() {  # DEFAULT [FIRST_ARGUMENT]
+  local script
+  script=scripts/$(basename "$0")
+  case ${2:-} in
+    -h | --help)
+      awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$script"
+      exit 0
+      ;;
+    -*)
+      echo "$script: unknown option $2 (see $script --help)" >&2
+      exit 2
+      ;;
+  esac
+  out=${2:-$1}
+}
+
 # One line per run: its label when it starts, and tune's verdict lines (hetps runs under
 # `stdbuf -oL` so that they come as they happen).
 progress_lines() {

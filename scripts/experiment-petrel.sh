@@ -14,7 +14,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/experiment-lib.sh
-out=${1:-runs/experiment-petrel}
+out_dir_or_usage runs/experiment-petrel "$@"
 hetps=${HETPS:-build/hetps}
 agent=$out/agent.pt
 # hetero-compute's tiers (1, 0.5, 0.25), the slowest on hetero-network's slow links.

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/experiment-lib.sh
-out=${1:-runs/experiment-sapus}
+out_dir_or_usage runs/experiment-sapus "$@"
 hetps=${HETPS:-build/hetps}
 protocols=asp,ssp,local_sgd,sapus
 # Every worker enters an episode 0.5 times a minute on average, lasting 10 s on average and

@@ -11,7 +11,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/experiment-lib.sh
-out=${1:-runs/experiment-sync-switch}
+out_dir_or_usage runs/experiment-sync-switch "$@"
 hetps=${HETPS:-build/hetps}
 scenario=(--set cluster.scenario=hetero-compute)
 # Issue 4 judges x on seeds other than the searched one: search on 101, judge on 1, 2, 3.

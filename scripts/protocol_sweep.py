@@ -81,6 +81,20 @@ def pick(line):
         entry[1]["bytes_to_target"] if entry[1]["bytes_to_target"] is not None else never))[0]
 
 
+def out_dir_or_usage(usage, default):
+    """OUT_DIR, the script's first argument, or `default`. -h and --help print `usage` (the
+    script's docstring) and exit; any other option is refused: taken for OUT_DIR, it would start
+    hours of runs in a directory named after it."""
+    given = sys.argv[1] if len(sys.argv) > 1 else default
+    if given in ("-h", "--help"):
+        print(usage)
+        sys.exit(0)
+    if given.startswith("-"):
+        print(f"{sys.argv[0]}: unknown option {given} (see {sys.argv[0]} --help)", file=sys.stderr)
+        sys.exit(2)
+    return given
+
+
 def sweep(out, cluster, seeds, start, order):
     """Sweeps `order` ([(parameter, candidates)]) from `start`; writes OUT/sweep.md (the table
     and the chosen values), prints it and returns the chosen values."""

@@ -7,7 +7,8 @@
 #   FAMILIES="delta" scripts/sweep-defaults.sh ...  (default: all four families below)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-runs/sweep}
+source scripts/experiment-lib.sh
+out_dir_or_usage runs/sweep "$@"
 seeds=${2:-1}
 hetps=${HETPS:-build/hetps}
 

@@ -37,5 +37,5 @@ SWEEP = [
 ]
 
 if __name__ == "__main__":
-    protocol_sweep.sweep(sys.argv[1] if len(sys.argv) > 1 else "runs/sweep-ashl",
+    protocol_sweep.sweep(protocol_sweep.out_dir_or_usage(__doc__, "runs/sweep-ashl"),
                          SWEEP_CLUSTER + ["protocol.name=ashl"], SEEDS, START, SWEEP)

@@ -54,6 +54,6 @@ SWEEP = [
 ]
 
 if __name__ == "__main__":
-    protocol_sweep.sweep(sys.argv[1] if len(sys.argv) > 1 else "runs/sweep-sapus",
+    protocol_sweep.sweep(protocol_sweep.out_dir_or_usage(__doc__, "runs/sweep-sapus"),
                          SWEEP_CLUSTER + ["protocol.name=sapus"] + sys.argv[2:], SEEDS, START,
                          SWEEP)
