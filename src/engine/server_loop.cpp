@@ -39,9 +39,11 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
 }
 
 void ServerLoop::start() {
+  // The time-0 evaluation first: the run clock is already going, and what the protocol records
+  // as it starts (Petrel's first regroup, SaPus' θ) must not come before a record at 0.
+  engine_.evaluate(state_, 0.0);
   state_.protocol().start(run_shape(config_), *this);
   send_replies();
-  engine_.evaluate(state_, 0.0);
   // A worker stuck before its first pull (loading data, say) is a stall like any other.
   for (int worker = 0; worker < config_.cluster.workers; ++worker) {
     if (owed_[static_cast<size_t>(worker)] < 0) inspector_.expect(worker, now(), "its first pull");

@@ -99,6 +99,24 @@ TEST_P(EngineContract, TheTimelineAccountsForEveryWorkersTimeInOrder) {
   }
 }
 
+// A log's records come in time order, from the start: what a protocol records as it starts
+// (Petrel's first regroup, SaPus' θ) comes after the time-0 evaluation, not before it with a
+// later time, although a real engine's clock runs while the protocol starts.
+TEST_P(EngineContract, TheLogNeverGoesBackInTime) {
+  for (const std::string protocol : {"petrel", "sapus"}) {
+    const config::Config config = contract_config(protocol);
+    const Outcome run = run_small(config);
+    if (!primary(config)) continue;
+    ASSERT_FALSE(run.log.lines.empty()) << protocol;
+    double last = 0;
+    for (const std::string& line : run.log.lines) {
+      const double time = nlohmann::json::parse(line).at("time").get<double>();
+      EXPECT_LE(last, time) << protocol << ": " << line;
+      last = time;
+    }
+  }
+}
+
 // A worker that crashes at the start leaves BSP to continue with the rest: every applied round
 // then holds two updates.
 TEST_P(EngineContract, BspContinuesWithoutACrashedWorker) {
