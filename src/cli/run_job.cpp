@@ -193,16 +193,12 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
   });
 }
 
-metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
-                            const std::string& continue_with, engine::RunListener& progress,
-                            const std::atomic<bool>& stop) {
-  ResumePoint point;
+ResumePoint checkpoint_to_resume(const config::Config& config, const std::filesystem::path& dir) {
   try {
-    point = load_resume_point(dir, config, warn_skipped_checkpoint);
+    return load_resume_point(dir, config, warn_skipped_checkpoint);
   } catch (const checkpoint::CheckpointError& error) {
     throw UsageError(fmt::format("--resume {}: {}", dir.string(), error.what()));
   }
-  return resume_job(config, dir, point, continue_with, progress, stop);
 }
 
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,

@@ -51,17 +51,16 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
                                       const std::string& continue_with,
                                       engine::RunListener& progress, const std::atomic<bool>& stop);
 
-// Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from its
-// newest checkpoint that reads back whole, to the end, writing summary.json. Checkpoints go on
-// as in run_checkpointed_job. A newer checkpoint that does not read is named on stderr and
-// skipped. Throws UsageError when `dir` holds no unfinished run or no usable checkpoint. The
-// shard crashes that ended earlier parts of the run (shard_crashes.h) are not injected again;
-// one still ahead ends it as in run_checkpointed_job.
-metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
-                            const std::string& continue_with, engine::RunListener& progress,
-                            const std::atomic<bool>& stop);
+// The newest checkpoint of the unfinished run in `dir` that reads back whole and fits `config`.
+// A newer checkpoint that does not read is named on stderr and skipped. Throws UsageError,
+// naming `dir`, when there is no usable checkpoint.
+ResumePoint checkpoint_to_resume(const config::Config& config, const std::filesystem::path& dir);
 
-// resume_job from `point`, a checkpoint of the run in `dir` that load_resume_point found.
+// Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from
+// `point`, a checkpoint of it that load_resume_point found, to the end, writing summary.json.
+// Checkpoints go on as in run_checkpointed_job. The shard crashes that ended earlier parts of
+// the run (shard_crashes.h) are not injected again; one still ahead ends it as in
+// run_checkpointed_job.
 metrics::Summary resume_job(const config::Config& config, const std::filesystem::path& dir,
                             const ResumePoint& point, const std::string& continue_with,
                             engine::RunListener& progress, const std::atomic<bool>& stop);

@@ -110,11 +110,16 @@ config::Config config_to_resume(const RunFlags& flags) {
 }
 
 void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {
+  const ResumePoint point = checkpoint_to_resume(config, dir);
+  if (!quiet) {
+    fmt::print("{}: continues from {} at {:.3f} s of {} time\n", config.run.name,
+               point.file.string(), point.time, clock_name(config));
+  }
   ProgressDisplay progress(progress_style(quiet, config), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir);
   const metrics::Summary summary =
       stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
-        return resume_job(config, dir, continue_with, progress, stop);
+        return resume_job(config, dir, point, continue_with, progress, stop);
       });
   progress.finish();
   print_result(config, summary, dir, quiet);

@@ -93,10 +93,12 @@ TEST_F(ResumeTest, ABrokenNewestCheckpointIsNamedAndThePreviousOneUsed) {
   ASSERT_GE(files.size(), 2U);
   std::filesystem::resize_file(files.back(), std::filesystem::file_size(files.back()) - 1);
 
-  const Outcome resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+  const Outcome resumed = run_hetps({"train", "--resume", run.string()});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_THAT(resumed.output,
               HasSubstr("hetps: warning: checkpoint " + files.back().string() + ": truncated"));
+  EXPECT_THAT(resumed.output,
+              HasSubstr(": continues from " + files[files.size() - 2].string() + " at "));
   EXPECT_EQ(read_file(run / "log.jsonl"), reference_log());
 }
 
