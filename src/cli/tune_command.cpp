@@ -55,7 +55,8 @@ config::Config job_at(const config::UserSettings& user, double x) {
 }
 
 // The most runs search_switch_point makes: BSP, the halvings from 50% down to the smallest x,
-// and one refinement. For the progress lines' "i/N"; a search that fails early makes fewer.
+// and one refinement. For the progress lines' "i of at most N": a search stops halving at the
+// first x that falls out of the tolerance, so it often makes fewer.
 int most_runs(const protocol::SwitchSearchOptions& options) {
   int runs = options.refine ? 2 : 1;
   for (double x = 0.5; x >= options.smallest; x /= 2) ++runs;
@@ -84,8 +85,8 @@ class SearchRuns {
     const config::Config config = job_at(user_, x);
     const std::string hash = config_hash(config);
     SearchRun run{x, 0, fs::path(flags_.runs) / hash, hash};
-    const std::string label =
-        fmt::format("[{}/{}] x = {}{}", runs_.size() + 1, most_runs_, x, x == 1 ? " (BSP)" : "");
+    const std::string label = fmt::format("[{} of at most {}] x = {}{}", runs_.size() + 1,
+                                          most_runs_, x, x == 1 ? " (BSP)" : "");
     const std::optional<double> cached =
         flags_.run.force ? std::nullopt : cached_final_accuracy(run.directory, config);
     run.accuracy = cached ? *cached : train(config, run.directory, label);

@@ -79,8 +79,8 @@ TEST(Tune, PolicyHoldsBspAccuracyAndEveryCandidateAndASecondSearchRerunsNothing)
   EXPECT_EQ(fs::path(policy.at("candidates").at(3).at("run")).filename().string(),
             policy.at("config_hash").get<std::string>());
 
-  EXPECT_THAT(search.output, HasSubstr("[1/6] x = 1 (BSP): final accuracy "));
-  EXPECT_THAT(search.output, HasSubstr("[5/6] x = 0.0625: final accuracy "));
+  EXPECT_THAT(search.output, HasSubstr("[1 of at most 6] x = 1 (BSP): final accuracy "));
+  EXPECT_THAT(search.output, HasSubstr("[5 of at most 6] x = 0.0625: final accuracy "));
   EXPECT_THAT(search.output, HasSubstr("chosen x = 0.0625: the smallest within 1 of BSP's"));
   EXPECT_THAT(search.output, HasSubstr("policy file: " + policy_file(scratch).string()));
   EXPECT_EQ(count(search.output, "cached"), 0u) << search.output;
