@@ -1,6 +1,5 @@
 #include "cli/petrel_episodes.h"
 
-#include <algorithm>
 #include <cmath>
 #include <random>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "cli/run_job.h"
 #include "config/resolve.h"
 #include "data/random.h"
+#include "protocol/decision_rewards.h"
 #include "protocol/param_specs.h"
 #include "protocol/petrel.h"
 
@@ -23,21 +23,12 @@ constexpr const char* kEpisodeProtocol = "petrel_episode";
 // The run's evaluations, which score the decisions.
 class EvaluationTrail : public engine::RunListener {
  public:
-  void on_eval(const metrics::EvalRecord& record) override { records_.push_back(record); }
+  void on_eval(const metrics::EvalRecord& record) override {
+    points.push_back({record.time, record.test_loss, record.bytes_to_server});
+  }
   void on_event(const nlohmann::json&) override {}
 
-  // The last evaluation at or before `time` (the first when none is).
-  const metrics::EvalRecord& at(double time) const {
-    const auto after = std::upper_bound(
-        records_.begin(), records_.end(), time,
-        [](double t, const metrics::EvalRecord& record) { return t < record.time; });
-    return after == records_.begin() ? *after : *(after - 1);
-  }
-  bool empty() const { return records_.empty(); }
-  const metrics::EvalRecord& last() const { return records_.back(); }
-
- private:
-  std::vector<metrics::EvalRecord> records_;
+  std::vector<protocol::EvaluationPoint> points;
 };
 
 // Remembers when the agent it stands for decided.
@@ -159,28 +150,15 @@ EpisodeOutcome PetrelEpisodes::run(uint64_t cluster_seed, protocol::CommunityAge
   }
   EpisodeOutcome outcome;
   outcome.decision_times = timed.times;
-  outcome.final_loss = trail.empty() ? 0 : trail.last().test_loss;
+  outcome.final_loss = trail.points.empty() ? 0 : trail.points.back().test_loss;
   outcome.final_accuracy = summary.final_accuracy;
   outcome.time_to_target = summary.time_to_target;
   outcome.total_time = summary.total_time;
   outcome.bytes_to_server = summary.bytes_to_server;
-  const double penalty = protocol::number(job_.protocol.params, "traffic_penalty");
-  for (size_t d = 0; d < timed.times.size(); ++d) {
-    const double start = timed.times[d];
-    const double end = d + 1 < timed.times.size() ? timed.times[d + 1] : summary.total_time;
-    double reward = 0;
-    // A decision the run ended on, before anything could follow from it, earns nothing.
-    if (end > start && !trail.empty()) {
-      const metrics::EvalRecord& before = trail.at(start);
-      const metrics::EvalRecord& after = trail.at(end);
-      reward = protocol::decision_reward(
-          {end - start, before.test_loss, after.test_loss,
-           static_cast<double>(after.bytes_to_server - before.bytes_to_server)},
-          penalty);
-    }
-    outcome.rewards.push_back(reward);
-    outcome.total_reward += reward;
-  }
+  outcome.rewards =
+      protocol::decision_rewards(timed.times, trail.points, summary.total_time,
+                                 protocol::number(job_.protocol.params, "traffic_penalty"));
+  for (const double reward : outcome.rewards) outcome.total_reward += reward;
   return outcome;
 }
 

@@ -2,7 +2,7 @@
 // (spec/petrel.md, "Configuration agent"): an episode is one simulator run of the job, as the
 // user configured it (by default a tiny synthetic one, so an episode takes about a second), on
 // a randomly drawn heterogeneous cluster, with the agent deciding at every regroup. Each
-// decision's reward is that of its decision interval (protocol::decision_reward), from the
+// decision's reward is that of its decision interval (protocol/decision_rewards.h), from the
 // run's own evaluations: the test loss and the bytes to the server at the decision and at the
 // next one (the run's end for the last).
 //
