@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <stdexcept>
 #include <string>
@@ -119,6 +120,7 @@ TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
   ProfiledPetrel started({{"profile_steps", 1.0}, {"regroup_interval", 5.0}});
   auto& [petrel, actions, id] = started;
   ASSERT_EQ(actions.events_of_type("regroup").size(), 2u);
+  const int first_leader_update = id;
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 2.0, {0}));
   EXPECT_EQ(actions.events_of_type("regroup").size(), 2u);
   push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 6.0, {0}));
@@ -129,6 +131,16 @@ TEST(PetrelTest, EveryRegroupIntervalTheWorkersAreProfiledAgain) {
   ASSERT_EQ(records.size(), 3u);
   EXPECT_EQ(records[2].details.at("reason"), "profile");
   EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{0, 1, 2, 3}}));
+  // The regroup lost no leader's update: each of the three is applied, once.
+  EXPECT_TRUE(actions.discarded.empty());
+  for (int update = first_leader_update; update < id; ++update) {
+    EXPECT_EQ(std::ranges::count_if(actions.applied,
+                                    [&](const ApplyOrder& order) {
+                                      return std::ranges::count(order.update_ids, update) == 1;
+                                    }),
+              1)
+        << "update " << update;
+  }
   // Profiled again, the same communities come back.
   profile(*petrel, actions, 1, id);
   ASSERT_EQ(actions.events_of_type("regroup").size(), 4u);
@@ -252,6 +264,26 @@ TEST(PetrelTest, AlikeWorkersFormOneCommunity) {
   ASSERT_EQ(records.size(), 2u);
   EXPECT_EQ(records[1].details.at("communities"), nlohmann::json({{2, 0, 1}}));
   EXPECT_FALSE(records[1].details.contains("silhouette"));
+}
+
+// grouping = "dbscan": the spec's speed profile (step times 1, 1, 1, 2, 2, 4, links alike) is
+// three communities with the default radius, the lone slowest worker one of its own, whatever
+// the agent's K (at most 2 here, so k-means could not make them).
+TEST(PetrelTest, DbscanGroupsTheSpeedProfileIntoItsThreeSpeeds) {
+  auto petrel = make_protocol(
+      "petrel",
+      {{"profile_steps", 1.0}, {"grouping", std::string("dbscan")}, {"max_communities", 2.0}});
+  RecordingActions actions;
+  petrel->start(RunShape{6, 100000, 1, 0.0, 7}, actions);
+  for (int w = 0; w < 6; ++w) petrel->on_pull_request(w, actions);
+  constexpr double kSteps[] = {1, 1, 1, 2, 2, 4};
+  for (int w = 0; w < 6; ++w) push(*petrel, actions, step_of(w, w, kSteps[w], 0.1));
+  const auto records = actions.events_of_type("regroup");
+  ASSERT_EQ(records.size(), 2u);
+  auto communities = records[1].details.at("communities").get<std::vector<std::vector<int>>>();
+  for (auto& community : communities) std::ranges::sort(community);
+  std::ranges::sort(communities);
+  EXPECT_EQ(communities, (std::vector<std::vector<int>>{{0, 1, 2}, {3, 4}, {5}}));
 }
 
 TEST(PetrelTest, ADeadWorkerLeavesItsCommunity) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <utility>
+#include <vector>
 
 namespace hetps::protocol {
 namespace {
@@ -44,6 +46,28 @@ TEST(StragglerDetectorTest, ATransientSlowdownIsFlaggedAndClearedWhenItEnds) {
   EXPECT_NEAR(detector.profiled_seconds(0), 1.0, 0.1);
   // The episode lasted about the 30 slow steps of ~3 s.
   EXPECT_NEAR(detector.mean_episode_seconds(-1), 90, 15);
+}
+
+// An episode longer than the worker's normal history: had its steps entered the profile, the
+// median would become the slow step and clear the flag mid-episode.
+TEST(StragglerDetectorTest, AnEpisodeLongerThanTheHistoryStaysOutOfTheProfile) {
+  StragglerDetector detector(1, {.factor = 1.5, .window = 5});
+  std::vector<std::pair<int, StragglerDetector::Change>> changes;
+  const auto observe = [&](int step, double seconds) {
+    const auto change = detector.observe(0, seconds, step);
+    if (change != StragglerDetector::Change::None) changes.emplace_back(step, change);
+  };
+  int step = 0;
+  for (; step < 20; ++step) observe(step, 1.0);
+  // The first slow step's window mean, (4 + 3) / 5, is under 1.5: it still counts as normal.
+  for (; step < 120; ++step) observe(step, 3.0);
+  EXPECT_EQ(changes, (std::vector<std::pair<int, StragglerDetector::Change>>{
+                         {21, StragglerDetector::Change::Flagged}}));
+  EXPECT_EQ(detector.profiled_seconds(0), 1.0);
+  EXPECT_EQ(detector.save_state().at("workers").at(0).at("profile").size(), 21u);
+  for (; step < 130; ++step) observe(step, 1.0);
+  ASSERT_EQ(changes.size(), 2u);
+  EXPECT_EQ(changes[1].second, StragglerDetector::Change::Cleared);
 }
 
 TEST(StragglerDetectorTest, BeforeAnyEpisodeEndsTheMeanIsTheFallback) {
