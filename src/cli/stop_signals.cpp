@@ -20,6 +20,14 @@ extern "C" void request_stop(int signal) {
   stop_requested.store(true);
 }
 
+// Takes `signal` for `action`, keeping what it did before in `previous`, unless the process was
+// started with it ignored: a shell starts a job it runs in the background so, for Ctrl-C to
+// reach the foreground job alone, and a tool keeps it ignored (as Python does).
+void take_unless_ignored(int signal, const struct sigaction& action, struct sigaction& previous) {
+  sigaction(signal, nullptr, &previous);
+  if (previous.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);
+}
+
 }  // namespace
 
 StopSignals::StopSignals() {
@@ -30,8 +38,8 @@ StopSignals::StopSignals() {
   action.sa_handler = request_stop;
   sigemptyset(&action.sa_mask);
   action.sa_flags = SA_RESETHAND | SA_RESTART;  // a second signal takes its default action
-  sigaction(SIGINT, &action, &previous_interrupt);
-  sigaction(SIGTERM, &action, &previous_terminate);
+  take_unless_ignored(SIGINT, action, previous_interrupt);
+  take_unless_ignored(SIGTERM, action, previous_terminate);
 }
 
 StopSignals::~StopSignals() {
