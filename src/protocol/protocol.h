@@ -83,6 +83,8 @@ struct UpdateInfo {
   // A leader's update: the compute seconds per step of the leader and then of each of
   // `members`, in that order (compute_seconds is the slowest contributor's, the round's).
   std::vector<double> merged_step_seconds{};
+
+  bool operator==(const UpdateInfo&) const = default;
 };
 
 // One application of updates to the global model: one new version.

@@ -1,6 +1,7 @@
 #include "cluster/cluster_model.h"
 
 #include <stdexcept>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -38,9 +39,17 @@ TEST(ClusterModel, MovesKeepTheCluster) {
   config::ClusterConfig cluster;
   cluster.workers = 2;
   cluster.stragglers = {{1, 0, 4, 2}};
-  ClusterModel moved = ClusterModel(cluster, 1);
+  ClusterModel original(cluster, 1);
+  const ClusterModel moved(std::move(original));
   EXPECT_EQ(moved.speed(1, 1), 0.5);
   EXPECT_EQ(moved.compute_end(1, 0, 3), 5);
+  config::ClusterConfig plain;
+  plain.workers = 2;
+  ClusterModel assigned(plain, 1);
+  ClusterModel source(cluster, 1);
+  assigned = std::move(source);
+  EXPECT_EQ(assigned.speed(1, 1), 0.5);
+  EXPECT_EQ(assigned.compute_end(1, 0, 3), 5);
 }
 
 }  // namespace

@@ -146,6 +146,10 @@ TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
   if (!primary(config)) return;
   EXPECT_EQ(asp.summary.stop_reason, "max_samples");
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
+  // It stopped where it was: its timeline ends at its failure.
+  for (const metrics::ActivityInterval& interval : asp.log.timeline.at(2)) {
+    EXPECT_LE(interval.end, 0.0);
+  }
 }
 
 // The budget is checked between updates and a local phase runs to its end, so each plan's

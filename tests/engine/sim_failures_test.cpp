@@ -75,6 +75,10 @@ TEST(SimFailures, AspGoesOnWithoutTheCrashedWorker) {
   // One update of one batch per version: the budget is spent exactly.
   EXPECT_EQ(outcome.summary.samples, 4 * kBatch * 20);
   EXPECT_EQ(events_of_type(outcome, "worker_failed").size(), 1u);
+  // It stopped where it was: nothing of it after its failure.
+  for (const metrics::ActivityInterval& interval : outcome.log.timeline.at(3)) {
+    EXPECT_LE(interval.end, 0.5);
+  }
 }
 
 // Nobody tells the protocol: no round closes without the hung worker, and the stall inspector

@@ -55,7 +55,7 @@ TEST(UpdatePoolStateTest, ARestoredPoolHoldsTheSameUpdatesUnderTheSameIds) {
   restored.restore_state(testing::through_cbor(original.save_state()));
   EXPECT_EQ(restored.save_state(), original.save_state());
   for (int id : {0, 2, 3, 5}) {
-    EXPECT_EQ(nlohmann::json(restored.at(id).info), nlohmann::json(leader_update(id)));
+    EXPECT_TRUE(restored.at(id).info == leader_update(id)) << "update " << id;
     EXPECT_TRUE(std::ranges::equal(restored.buffer(id), original.buffer(id))) << "update " << id;
   }
   EXPECT_THROW(restored.at(1), std::logic_error) << "released before the save";

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <limits>
 #include <random>
 
@@ -30,9 +31,11 @@ int drive_randomly(Protocol& protocol, int workers, int events, uint64_t seed, C
   protocol.start(RunShape{workers, 0, 1}, actions);
   std::vector<bool> computing(workers, false);
   StepCounts counts{std::vector<int64_t>(workers, 0), std::vector<int64_t>(workers, 0)};
+  bool failed = false;
   auto start_steps = [&] {
     for (int w : actions.take_replied_workers()) {
       EXPECT_FALSE(computing[w]) << "worker " << w << " answered while computing";
+      EXPECT_FALSE(failed && w == workers - 1) << "the dead worker " << w << " was answered";
       computing[w] = true;
       ++counts.started[w];
     }
@@ -44,6 +47,7 @@ int drive_randomly(Protocol& protocol, int workers, int events, uint64_t seed, C
   int next_id = 0;
   for (int event = 0; event < events; ++event) {
     if (event == fail_worker_at) {
+      failed = true;
       computing[workers - 1] = false;
       protocol.on_worker_failed(workers - 1, actions);
       start_steps();
@@ -70,22 +74,70 @@ int drive_randomly(Protocol& protocol, int workers, int events, uint64_t seed, C
   return held;
 }
 
+// The widest gap between steps started by one worker and pushed by another while `ssp` runs
+// on five uneven workers; each gap is checked against `s` + 1 as it happens.
+int64_t widest_gap(Protocol& ssp, int64_t s) {
+  const int workers = 5;
+  int64_t widest = 0;
+  int held = drive_randomly(ssp, workers, 4000, 42 + s, [&](const StepCounts& seen) {
+    for (int i = 0; i < workers; ++i) {
+      for (int j = 0; j < workers; ++j) {
+        int64_t gap = seen.started[i] - seen.pushed[j];
+        widest = std::max(widest, gap);
+        ASSERT_LE(gap, s + 1) << "s=" << s << " worker " << i << " vs " << j;
+      }
+    }
+  });
+  EXPECT_GT(held, 0) << "with workers this uneven, some pulls must wait";
+  return widest;
+}
+
+// Through the registry, as a run makes it from protocol.staleness.
 TEST(SspTest, StartedExceedsPushedByAtMostSPlusOne) {
   for (int64_t s : {0, 1, 3, 8}) {
-    StalenessBounded ssp("ssp", s);
-    const int workers = 5;
-    int64_t widest_gap = 0;
-    int held = drive_randomly(ssp, workers, 4000, 42 + s, [&](const StepCounts& seen) {
-      for (int i = 0; i < workers; ++i) {
-        for (int j = 0; j < workers; ++j) {
-          int64_t gap = seen.started[i] - seen.pushed[j];
-          widest_gap = std::max(widest_gap, gap);
-          ASSERT_LE(gap, s + 1) << "s=" << s << " worker " << i << " vs " << j;
-        }
-      }
-    });
-    EXPECT_EQ(widest_gap, s + 1) << "the bound should be reached with workers this uneven";
-    EXPECT_GT(held, 0) << "with workers this uneven, some pulls must wait";
+    auto ssp = testing::make_protocol("ssp", {{"staleness", static_cast<double>(s)}});
+    EXPECT_EQ(widest_gap(*ssp, s), s + 1)
+        << "s=" << s << ": the bound should be reached with workers this uneven";
+  }
+}
+
+TEST(SspTest, TheDefaultBoundIsThree) {
+  auto ssp = testing::make_protocol("ssp");
+  EXPECT_EQ(widest_gap(*ssp, 3), 4);
+}
+
+// s = 0: worker 0's next pull waits for the others' first pushes; it dies meanwhile, and its
+// pull is forgotten, not answered once they push.
+TEST(SspTest, ADeadWorkersHeldPullIsNeverAnswered) {
+  StalenessBounded ssp("ssp", 0);
+  RecordingActions actions;
+  ssp.start(RunShape{3, 0, 1}, actions);
+  for (int w = 0; w < 3; ++w) ssp.on_pull_request(w, actions);
+  actions.take_replied_workers();
+  ssp.on_update(update_from(0, 0), actions);
+  ssp.on_pull_request(0, actions);
+  ASSERT_TRUE(actions.take_replied_workers().empty()) << "worker 0 must wait";
+  ssp.on_worker_failed(0, actions);
+  for (int w = 1; w < 3; ++w) {
+    ssp.on_update(update_from(w, w), actions);
+    ssp.on_pull_request(w, actions);
+  }
+  std::vector<int> answered = actions.take_replied_workers();
+  std::ranges::sort(answered);
+  EXPECT_EQ(answered, (std::vector<int>{1, 2}));
+}
+
+// A dead worker's update that was on its way when it died is dropped, not applied.
+TEST(SspTest, ADeadWorkersUpdateIsDiscarded) {
+  for (const int64_t s : {int64_t{2}, kUnbounded}) {
+    StalenessBounded protocol(s == kUnbounded ? "asp" : "ssp", s);
+    RecordingActions actions;
+    protocol.start(RunShape{2, 0, 1}, actions);
+    for (int w = 0; w < 2; ++w) protocol.on_pull_request(w, actions);
+    protocol.on_worker_failed(1, actions);
+    protocol.on_update(update_from(1, 9), actions);
+    EXPECT_EQ(actions.discarded, (std::vector<int>{9})) << "s=" << s;
+    EXPECT_TRUE(actions.applied.empty()) << "s=" << s;
   }
 }
 

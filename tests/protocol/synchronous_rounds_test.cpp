@@ -154,10 +154,19 @@ TEST(LocalSgdTest, PlansHLocalStepsAndAveragesDeltas) {
   EXPECT_EQ(actions.replies[0].plan.max_local_steps, 5);
   push(*local, actions, update_from(0, 1));
   EXPECT_TRUE(actions.applied.empty());
+  EXPECT_EQ(actions.replies.size(), 2u) << "worker 0's pull waits for the round";
   push(*local, actions, update_from(1, 2));
   ASSERT_EQ(actions.applied.size(), 1u);
   EXPECT_EQ(actions.applied[0].kind, UpdateKind::Delta);
+  EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{1, 2}));
   EXPECT_EQ(actions.applied[0].weights, (std::vector<double>{0.5, 0.5}));
+  // The next round's plans, once the round closed: H local steps again, after the new version.
+  ASSERT_EQ(actions.replies.size(), 4u);
+  for (size_t r = 2; r < 4; ++r) {
+    EXPECT_EQ(actions.replies[r].plan.kind, UpdateKind::Delta);
+    EXPECT_EQ(actions.replies[r].plan.max_local_steps, 5);
+    EXPECT_EQ(actions.replies[r].version, 1);
+  }
 }
 
 TEST(LocalSgdTest, DefaultsToEightLocalSteps) {

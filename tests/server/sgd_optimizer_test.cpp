@@ -108,6 +108,7 @@ TEST(LrScheduleTest, Shapes) {
   EXPECT_DOUBLE_EQ(constant.at(123456), 0.1);
   LrSchedule step({0.1, "step", 0, 100, 0.5});
   EXPECT_DOUBLE_EQ(step.at(99), 0.1);
+  EXPECT_DOUBLE_EQ(step.at(100), 0.05);
   EXPECT_DOUBLE_EQ(step.at(250), 0.025);
   LrSchedule cosine({0.1, "cosine", 0, 0, 0.1, 1000});
   EXPECT_DOUBLE_EQ(cosine.at(0), 0.1);
@@ -117,6 +118,11 @@ TEST(LrScheduleTest, Shapes) {
   EXPECT_NEAR(warm.at(0), 0.01, 1e-12);
   EXPECT_NEAR(warm.at(4), 0.05, 1e-12);
   EXPECT_DOUBLE_EQ(warm.at(10), 0.1);
+  // Warm-up scales the schedule's own lr, counted from sample 0: at 7 of 10, the step schedule
+  // (×0.5 every 5) is at 0.05, and warm-up takes 8/10 of it.
+  LrSchedule warm_step({0.1, "step", 10, 5, 0.5});
+  EXPECT_NEAR(warm_step.at(7), 0.1 * 0.5 * 0.8, 1e-12);
+  EXPECT_NEAR(warm_step.at(12), 0.1 * 0.25, 1e-12);
   EXPECT_THROW(LrSchedule({0.1, "linear"}), std::invalid_argument);
 }
 
