@@ -33,6 +33,7 @@
 #include "cli/compare_plan.h"
 #include "cli/compare_table.h"
 #include "cli/directory_lock.h"
+#include "cli/number_flags.h"
 #include "cli/path_flags.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
@@ -328,9 +329,8 @@ void add_compare_command(CLI::App& app) {
   const CLI::Option* seeds =
       command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
           ->type_name("N")
-          // A range, not CLI::PositiveNumber, whose refusal prints the largest double in full;
-          // its top keeps the plan of every run in memory.
-          ->check(CLI::Range(1, kMostSeeds));
+          // Bounded: the plan of every run stays in memory.
+          ->check(number_within(1, kMostSeeds, /*whole=*/true));
   add_run_flags(*command, flags->run);
   add_timeline_window_flag(*command, flags->report);
   command

@@ -8,8 +8,6 @@
 // `protocol.policy_file`, and prints the chosen x and the runs (with --quiet too).
 // `hetps tune petrel` is in tune_petrel.h.
 #include <atomic>
-#include <cmath>
-#include <cstdlib>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -18,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/number_flags.h"
 #include "cli/output_kinds.h"
 #include "cli/path_flags.h"
 #include "cli/policy_table.h"
@@ -213,15 +212,7 @@ void add_tune_command(CLI::App& app) {
                    "How far below BSP's final accuracy a candidate may end, as a fraction "
                    "(0.005: half a point)")
       ->type_name("T")
-      ->check(CLI::Range(0.0, 1.0))
-      // CLI::Range lets NaN through: no comparison with it fails.
-      ->check(CLI::Validator(
-          [](const std::string& value) {
-            return std::isnan(std::strtod(value.c_str(), nullptr))
-                       ? "expected a fraction in [0, 1], got " + value
-                       : std::string();
-          },
-          ""))
+      ->check(number_within(0, 1, /*whole=*/false))
       ->capture_default_str();
   command->callback([flags] { tune_sync_switch(*flags); });
   add_tune_petrel_command(*tune);

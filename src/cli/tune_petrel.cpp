@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/number_flags.h"
 #include "cli/output_kinds.h"
 #include "cli/petrel_episodes.h"
 #include "cli/run_flags.h"
@@ -236,13 +237,13 @@ void add_tune_petrel_command(CLI::App& tune) {
       "Print no progress, only errors and the result (the comparison on held-out clusters)");
   command->remove_option(command->get_option("--force"));
   command->add_option("--episodes", flags->episodes, "Training episodes")
-      ->check(CLI::Range(1, kMostEpisodes))
+      ->check(number_within(1, kMostEpisodes, /*whole=*/true))
       ->capture_default_str();
   command->add_option("--threads", flags->threads, "Episode runners training at once (A3C)")
-      ->check(CLI::Range(1, 256))
+      ->check(number_within(1, 256, /*whole=*/true))
       ->capture_default_str();
   command->add_option("--held-out", flags->held_out, "Held-out clusters of the comparison")
-      ->check(CLI::Range(1, 1000))
+      ->check(number_within(1, 1000, /*whole=*/true))
       ->capture_default_str();
   command->callback([flags] { tune_petrel(*flags); });
 }
