@@ -21,8 +21,9 @@ extern "C" void request_stop(int signal) {
 }
 
 // Takes `signal` for `action`, keeping what it did before in `previous`, unless the process was
-// started with it ignored: a shell starts a job it runs in the background so, for Ctrl-C to
-// reach the foreground job alone, and a tool keeps it ignored (as Python does).
+// started with it ignored: a shell without job control (a script) starts a job it runs in the
+// background so, for Ctrl-C to reach the foreground job alone, and a tool keeps it ignored (as
+// Python does).
 void take_unless_ignored(int signal, const struct sigaction& action, struct sigaction& previous) {
   sigaction(signal, nullptr, &previous);
   if (previous.sa_handler != SIG_IGN) sigaction(signal, &action, nullptr);

@@ -83,8 +83,19 @@ inline int interrupt_when(const std::vector<std::string>& args, const std::funct
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_addopen(&actions, 1, output.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  // hetps keeps a SIGINT it was started with ignored: a test binary run as a shell script's
+  // background job would pass that on, and the SIGINT below would then never stop it.
+  posix_spawnattr_t attributes;
+  posix_spawnattr_init(&attributes);
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGTERM);
+  posix_spawnattr_setsigdefault(&attributes, &stop_signals);
+  posix_spawnattr_setflags(&attributes, POSIX_SPAWN_SETSIGDEF);
   pid_t pid = 0;
-  const int spawned = posix_spawn(&pid, HETPS_BINARY, &actions, nullptr, argv.data(), environ);
+  const int spawned = posix_spawn(&pid, HETPS_BINARY, &actions, &attributes, argv.data(), environ);
+  posix_spawnattr_destroy(&attributes);
   posix_spawn_file_actions_destroy(&actions);
   if (spawned != 0) return -1;
   int status = 0;

@@ -14,7 +14,31 @@ void (*disposition(int signal))(int) {
   return current.sa_handler;
 }
 
+// SIGINT and SIGTERM at their default for a test's length, whatever the test binary was started
+// with (a script's background job starts with SIGINT ignored).
+class DefaultStopSignals {
+ public:
+  DefaultStopSignals() {
+    struct sigaction default_action = {};
+    default_action.sa_handler = SIG_DFL;
+    sigemptyset(&default_action.sa_mask);
+    sigaction(SIGINT, &default_action, &interrupt_);
+    sigaction(SIGTERM, &default_action, &terminate_);
+  }
+  ~DefaultStopSignals() {
+    sigaction(SIGINT, &interrupt_, nullptr);
+    sigaction(SIGTERM, &terminate_, nullptr);
+  }
+  DefaultStopSignals(const DefaultStopSignals&) = delete;
+  DefaultStopSignals& operator=(const DefaultStopSignals&) = delete;
+
+ private:
+  struct sigaction interrupt_ = {};
+  struct sigaction terminate_ = {};
+};
+
 TEST(StopSignals, ASignalAsksForAStopAndIsNamed) {
+  const DefaultStopSignals defaults;
   const StopSignals signals;
   EXPECT_FALSE(signals.requested());
   ASSERT_EQ(raise(SIGTERM), 0);
@@ -22,9 +46,11 @@ TEST(StopSignals, ASignalAsksForAStopAndIsNamed) {
   EXPECT_STREQ(signals.signal_name(), "SIGTERM");
 }
 
-// A shell starts a job it runs in the background with SIGINT ignored, so that Ctrl-C reaches the
-// foreground job alone: such a run goes on through SIGINT and still stops on SIGTERM.
+// A shell without job control (a script) starts a job it runs in the background with SIGINT
+// ignored, so that Ctrl-C reaches the foreground job alone: such a run goes on through SIGINT
+// and still stops on SIGTERM.
 TEST(StopSignals, ASignalTheProcessStartedWithIgnoredStaysIgnored) {
+  const DefaultStopSignals defaults;
   struct sigaction ignore = {};
   ignore.sa_handler = SIG_IGN;
   sigemptyset(&ignore.sa_mask);
@@ -44,6 +70,7 @@ TEST(StopSignals, ASignalTheProcessStartedWithIgnoredStaysIgnored) {
 }
 
 TEST(StopSignals, TheHandlersBeforeComeBackWhenItEnds) {
+  const DefaultStopSignals defaults;
   const auto interrupt_before = disposition(SIGINT);
   const auto terminate_before = disposition(SIGTERM);
   {

