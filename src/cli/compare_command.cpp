@@ -330,7 +330,7 @@ void add_compare_command(CLI::App& app) {
       command->add_option("--seeds", flags->seeds, "Seeds per protocol: seed, seed+1, ...")
           ->type_name("N")
           // Bounded: the plan of every run stays in memory.
-          ->check(number_within(1, kMostSeeds, /*whole=*/true));
+          ->transform(number_within(1, kMostSeeds, /*whole=*/true));
   add_run_flags(*command, flags->run);
   add_timeline_window_flag(*command, flags->report);
   command

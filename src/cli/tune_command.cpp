@@ -55,7 +55,7 @@ config::Config job_at(const config::UserSettings& user, double x) {
 
 // The most runs search_switch_point makes: BSP, the halvings from 50% down to the smallest x,
 // and one refinement. For the progress lines' "i of at most N": a search stops halving at the
-// first x that falls out of the tolerance, so it often makes fewer.
+// first x that falls out of the tolerance, and refines only then, so it often makes fewer.
 int most_runs(const protocol::SwitchSearchOptions& options) {
   int runs = options.refine ? 2 : 1;
   for (double x = 0.5; x >= options.smallest; x /= 2) ++runs;
@@ -212,7 +212,7 @@ void add_tune_command(CLI::App& app) {
                    "How far below BSP's final accuracy a candidate may end, as a fraction "
                    "(0.005: half a point)")
       ->type_name("T")
-      ->check(number_within(0, 1, /*whole=*/false))
+      ->transform(number_within(0, 1, /*whole=*/false))
       ->capture_default_str();
   command->callback([flags] { tune_sync_switch(*flags); });
   add_tune_petrel_command(*tune);

@@ -237,13 +237,13 @@ void add_tune_petrel_command(CLI::App& tune) {
       "Print no progress, only errors and the result (the comparison on held-out clusters)");
   command->remove_option(command->get_option("--force"));
   command->add_option("--episodes", flags->episodes, "Training episodes")
-      ->check(number_within(1, kMostEpisodes, /*whole=*/true))
+      ->transform(number_within(1, kMostEpisodes, /*whole=*/true))
       ->capture_default_str();
   command->add_option("--threads", flags->threads, "Episode runners training at once (A3C)")
-      ->check(number_within(1, 256, /*whole=*/true))
+      ->transform(number_within(1, 256, /*whole=*/true))
       ->capture_default_str();
   command->add_option("--held-out", flags->held_out, "Held-out clusters of the comparison")
-      ->check(number_within(1, 1000, /*whole=*/true))
+      ->transform(number_within(1, 1000, /*whole=*/true))
       ->capture_default_str();
   command->callback([flags] { tune_petrel(*flags); });
 }

@@ -173,11 +173,11 @@ TEST(BadInput, CompareEntries) {
                    "number");
   expect_bad_input(run_hetps({"compare"}), "--protocols is required");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "0"}),
-                   "--seeds: expected a whole number from 1 to 10000, got 0");
+                   "--seeds: expected a whole number from 1 to 10000, got \"0\"");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "2.5"}),
-                   "--seeds: expected a whole number from 1 to 10000, got 2.5");
+                   "--seeds: expected a whole number from 1 to 10000, got \"2.5\"");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "two"}),
-                   "--seeds: expected a whole number from 1 to 10000, got two");
+                   "--seeds: expected a whole number from 1 to 10000, got \"two\"");
   expect_bad_input(run_hetps({"compare", "--protocols", "ssp:staleness=3:staleness=4"}),
                    "--protocols entry \"ssp:staleness=3:staleness=4\": parameter \"staleness\" is "
                    "given twice");
@@ -204,7 +204,7 @@ TEST(BadInput, CompareSeedsStayWithinTheirRange) {
                    "hetps: --seeds 2: the seeds from seed = 9223372036854775807 on would pass "
                    "the largest seed, 9223372036854775807\n");
   expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--seeds", "2147483647"}),
-                   "--seeds: expected a whole number from 1 to 10000, got 2147483647");
+                   "--seeds: expected a whole number from 1 to 10000, got \"2147483647\"");
 }
 
 TEST(BadInput, CompareRefusesTheMpiEngine) {

@@ -310,10 +310,10 @@ TEST(TuneInput, ToleranceOutsideZeroToOneIsRefused) {
   const Outcome not_a_number = run_hetps({"tune", "sync-switch", "--tolerance", "nan"});
   EXPECT_EQ(not_a_number.exit_code, 2) << not_a_number.output;
   EXPECT_THAT(not_a_number.output,
-              HasSubstr("--tolerance: expected a number from 0 to 1, got nan"));
+              HasSubstr("--tolerance: expected a number from 0 to 1, got \"nan\""));
   const Outcome a_word = run_hetps({"tune", "sync-switch", "--tolerance", "abc"});
   EXPECT_EQ(a_word.exit_code, 2) << a_word.output;
-  EXPECT_THAT(a_word.output, HasSubstr("--tolerance: expected a number from 0 to 1, got abc"));
+  EXPECT_THAT(a_word.output, HasSubstr("--tolerance: expected a number from 0 to 1, got \"abc\""));
 }
 
 }  // namespace
