@@ -51,9 +51,9 @@ metrics::Summary run_checkpointed_job(const config::Config& config, StagedDirect
                                       const std::string& continue_with,
                                       engine::RunListener& progress, const std::atomic<bool>& stop);
 
-// The newest checkpoint of the unfinished run in `dir` that reads back whole and fits `config`.
-// A newer checkpoint that does not read is named on stderr and skipped. Throws UsageError,
-// naming `dir`, when there is no usable checkpoint.
+// The newest checkpoint of the unfinished run in `dir` that reads back whole; a newer one that
+// does not read is named on stderr and skipped. Throws UsageError, naming `dir`, when none reads,
+// or when the one found does not fit `config` (load_resume_point).
 ResumePoint checkpoint_to_resume(const config::Config& config, const std::filesystem::path& dir);
 
 // Continues the unfinished run in `dir` (its config.toml, checkpoints and log.jsonl) from

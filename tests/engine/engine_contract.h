@@ -146,7 +146,8 @@ TEST_P(EngineContract, AspContinuesWithoutACrashedWorker) {
   if (!primary(config)) return;
   EXPECT_EQ(asp.summary.stop_reason, "max_samples");
   EXPECT_EQ(asp.summary.samples, config.train.max_samples);
-  // It stopped where it was: its timeline ends at its failure.
+  // It stopped where it was, at the start: nothing of it after time 0 (a worker that went on
+  // would leave its steps here).
   for (const metrics::ActivityInterval& interval : asp.log.timeline.at(2)) {
     EXPECT_LE(interval.end, 0.0);
   }

@@ -76,6 +76,7 @@ TEST(SimFailures, AspGoesOnWithoutTheCrashedWorker) {
   EXPECT_EQ(outcome.summary.samples, 4 * kBatch * 20);
   EXPECT_EQ(events_of_type(outcome, "worker_failed").size(), 1u);
   // It stopped where it was: nothing of it after its failure.
+  ASSERT_FALSE(outcome.log.timeline.at(3).empty());
   for (const metrics::ActivityInterval& interval : outcome.log.timeline.at(3)) {
     EXPECT_LE(interval.end, 0.5);
   }
