@@ -23,6 +23,7 @@
 #include "cli/staged_directory.h"
 #include "cli/stoppable.h"
 #include "cli/usage_error.h"
+#include "config/policy_job.h"
 #include "config/resolve.h"
 #include "engine/engine.h"
 #ifdef HETPS_WITH_MPI
@@ -134,12 +135,21 @@ void train_without_outputs(const config::Config& config) {
   train_job(config, silent);
 }
 
+// A policy file searched on another job still sets x, as asked (a job that changed a little may
+// keep its policy), but the user hears which settings differ.
+void warn_of_a_policy_of_another_job(const RunFlags& flags, const config::Config& config) {
+  if (const auto warning = config::policy_of_another_job(user_settings(flags), config)) {
+    fmt::print(stderr, "hetps: warning: {}\n", *warning);
+  }
+}
+
 void train(const RunFlags& flags) {
   const bool resuming = !flags.resume.empty();
   const config::Config config =
       resuming ? config_to_resume(flags) : config::resolve(user_settings(flags));
   check_names(config);
   const bool primary = engine::is_primary_process(config);
+  if (primary && !resuming) warn_of_a_policy_of_another_job(flags, config);
   const auto job = [&] {
     if (!primary) {
       train_without_outputs(config);

@@ -28,6 +28,7 @@
 #include "cli/stop_signals.h"
 #include "cli/tune_petrel.h"
 #include "cli/usage_error.h"
+#include "config/policy_job.h"
 #include "config/resolve.h"
 #include "config/switch_policy.h"
 #include "engine/run_checkpoints.h"
@@ -121,12 +122,13 @@ class SearchRuns {
 };
 
 config::SwitchPolicy policy_of(const protocol::SwitchSearchResult& result,
-                               const std::vector<SearchRun>& runs, uint64_t seed) {
+                               const std::vector<SearchRun>& runs, const config::Config& bsp) {
   config::SwitchPolicy policy;
   policy.chosen = result.chosen;
   policy.bsp_accuracy = result.bsp_accuracy;
   policy.tolerance = result.tolerance;
-  policy.seed = seed;
+  policy.seed = bsp.seed;
+  policy.job = config::job_settings(bsp);
   policy.bsp_run = runs.front().directory.string();
   for (auto run = runs.begin() + 1; run != runs.end(); ++run) {
     policy.candidates.push_back({run->bsp_fraction, run->accuracy, run->directory.string()});
@@ -176,7 +178,7 @@ void tune_sync_switch(const TuneFlags& flags) {
         signals.signal_name(), flags.runs));
   }
 
-  const config::SwitchPolicy policy = policy_of(result, runs.runs(), bsp.seed);
+  const config::SwitchPolicy policy = policy_of(result, runs.runs(), bsp);
   config::write_switch_policy(out, policy);
   // The result is not progress: --quiet prints it too.
   fmt::print("{}{}policy file: {}\n", flags.run.quiet ? "" : "\n", format_policy_table(policy),

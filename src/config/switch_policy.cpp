@@ -39,6 +39,14 @@ std::vector<PolicyCandidate> read_candidates(const JsonFields& reader, const nlo
   return candidates;
 }
 
+std::map<std::string, std::string> read_job(const JsonFields& reader, const nlohmann::json& json) {
+  const nlohmann::json& job = json.at("job");
+  reader.check_object(job, "job", "an object of settings, each a TOML value as text");
+  std::map<std::string, std::string> settings;
+  for (const auto& [key, value] : job.items()) settings[key] = reader.text(job, key, "job." + key);
+  return settings;
+}
+
 }  // namespace
 
 nlohmann::json to_json(const SwitchPolicy& policy) {
@@ -48,15 +56,17 @@ nlohmann::json to_json(const SwitchPolicy& policy) {
                           {"accuracy", candidate.accuracy},
                           {"run", candidate.run}});
   }
-  return {{"format", kFormat},
-          {"version", kVersion},
-          {"chosen", policy.chosen},
-          {"bsp_accuracy", policy.bsp_accuracy},
-          {"bsp_run", policy.bsp_run},
-          {"tolerance", policy.tolerance},
-          {"candidates", std::move(candidates)},
-          {"config_hash", policy.config_hash},
-          {"seed", policy.seed}};
+  nlohmann::json json = {{"format", kFormat},
+                         {"version", kVersion},
+                         {"chosen", policy.chosen},
+                         {"bsp_accuracy", policy.bsp_accuracy},
+                         {"bsp_run", policy.bsp_run},
+                         {"tolerance", policy.tolerance},
+                         {"candidates", std::move(candidates)},
+                         {"config_hash", policy.config_hash},
+                         {"seed", policy.seed}};
+  if (!policy.job.empty()) json["job"] = policy.job;
+  return json;
 }
 
 SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::string& file) {
@@ -72,6 +82,7 @@ SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::stri
   const nlohmann::json& seed = reader.field(json, "seed", "seed");
   if (!seed.is_number_unsigned()) reader.reject("seed", "an integer >= 0", seed);
   policy.seed = seed.get<uint64_t>();
+  if (json.contains("job")) policy.job = read_job(reader, json);
   return policy;
 }
 

@@ -8,7 +8,9 @@
 //    "tolerance": 0.005,                   // accuracy as a fraction: half a point
 //    "candidates": [{"bsp_fraction": 0.5, "accuracy": 0.879, "run": "runs/..."}, ...],
 //    "config_hash": "<hash>",              // of the resolved config of the run with x = chosen
-//    "seed": 1}
+//    "seed": 1,
+//    "job": {"cluster.workers": "16", ...}} // the job searched on (policy_job.h); optional,
+//                                          // as files written before it was recorded lack it
 //
 // The file is read here, in the config layer, and not by the protocol: resolve() turns it into
 // `protocol.bsp_fraction` before the protocol is made, so the protocol stays pure logic with no
@@ -17,6 +19,7 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -43,6 +46,7 @@ struct SwitchPolicy {
   std::vector<PolicyCandidate> candidates;  // in the order tried
   std::string config_hash;
   uint64_t seed = 0;
+  std::map<std::string, std::string> job;  // setting -> TOML literal; empty: not recorded
 
   bool operator==(const SwitchPolicy&) const = default;
 };

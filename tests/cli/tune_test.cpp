@@ -17,6 +17,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
@@ -105,6 +106,32 @@ TEST(Tune, TrainWithThePolicyRepeatsTheChosenRun) {
   // resolved configs too, since the policy file becomes bsp_fraction.
   EXPECT_EQ(read_file(scratch / "train" / "log.jsonl"), read_file(chosen / "log.jsonl"));
   EXPECT_EQ(read_file(scratch / "train" / "config.toml"), read_file(chosen / "config.toml"));
+  EXPECT_THAT(train.output, Not(HasSubstr("warning"))) << "the job the policy was searched on";
+}
+
+TEST(Tune, TrainWithThePolicyOfAnotherJobNamesWhatDiffers) {
+  const ScratchDir scratch;
+  const Outcome search = run_hetps(search_args(scratch));
+  ASSERT_EQ(search.exit_code, 0) << search.output;
+  const std::string policy = "protocol.policy_file=" + policy_file(scratch).string();
+  // Another seed, name and checkpoint interval: the same job, as the search runs on seeds of its
+  // own.
+  const Outcome same_job = run_hetps(train_args(
+      scratch / "same", {policy, "seed=2", "run.name=again", "run.checkpoint_interval=0.5"}));
+  ASSERT_EQ(same_job.exit_code, 0) << same_job.output;
+  EXPECT_THAT(same_job.output, Not(HasSubstr("warning")));
+
+  const Outcome other_job = run_hetps(train_args(scratch / "other", {policy, "train.lr=0.0123"}));
+  ASSERT_EQ(other_job.exit_code, 0) << other_job.output << "the policy's x is still applied";
+  const std::string searched_lr =
+      read_json(policy_file(scratch)).at("job").at("train.lr").get<std::string>();
+  EXPECT_THAT(other_job.output,
+              HasSubstr(fmt::format("hetps: warning: protocol.policy_file {} was searched on "
+                                    "another job than this run's, so its x = 0.0625 is not known "
+                                    "to hold here: train.lr = {} there, 0.0123 here; search this "
+                                    "job's x with `hetps tune sync-switch`",
+                                    policy_file(scratch).string(), searched_lr)));
+  EXPECT_THAT(read_file(scratch / "other" / "config.toml"), HasSubstr("\nbsp_fraction = 0.0625\n"));
 }
 
 // A policy choosing x = 0.25, written as tune writes it.

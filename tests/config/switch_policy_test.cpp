@@ -28,7 +28,8 @@ SwitchPolicy example_policy() {
                        {0.25, 0.861, "runs/t/00000000000000cc"},
                        {0.375, 0.8801, "runs/t/00000000000000dd"}},
                       "00000000000000dd",
-                      7};
+                      7,
+                      {}};
 }
 
 // A file named after the running test, removed when destroyed.
@@ -74,6 +75,18 @@ TEST(SwitchPolicy, WrittenFileReadsBackTheSame) {
   EXPECT_EQ(json.at("chosen"), 0.375);
   EXPECT_EQ(json.at("candidates").at(1).at("bsp_fraction"), 0.25);
   EXPECT_EQ(json.at("candidates").at(1).at("run"), "runs/t/00000000000000cc");
+}
+
+TEST(SwitchPolicy, TheJobSearchedOnReadsBackAndAFileWithoutItIsRead) {
+  const PolicyFile file;
+  SwitchPolicy policy = example_policy();
+  policy.job = {{"cluster.workers", "16"}, {"train.lr", "0.1"}};
+  write_switch_policy(file.path(), policy);
+  EXPECT_EQ(read_switch_policy(file.path()), policy);
+  // Files written before the job was recorded have none, and are read as they were.
+  write_switch_policy(file.path(), example_policy());
+  EXPECT_FALSE(nlohmann::json::parse(std::ifstream(file.path())).contains("job"));
+  EXPECT_EQ(read_switch_policy(file.path()), example_policy());
 }
 
 TEST(SwitchPolicy, WritingCreatesTheDirectoryAndLeavesNoTemporaryFile) {
@@ -129,6 +142,8 @@ TEST(SwitchPolicy, EveryBadFieldIsNamedWithItsValue) {
             "candidates[2].accuracy must be a number in [0, 1], got \"high\""},
            {"/candidates/0/run", "5", "candidates[0].run must be a string, got 5"},
            {"/seed", "-1", "seed must be an integer >= 0, got -1"},
+           {"/job", "[]", "job must be an object of settings, each a TOML value as text, got []"},
+           {"/job", "{\"cluster.workers\": 16}", "job.cluster.workers must be a string, got 16"},
        }) {
     const PolicyFile file;
     file.write_with(c.field, c.value);
