@@ -33,9 +33,9 @@ metrics::Summary stoppable(const config::Config& config, const std::filesystem::
     } catch (const engine::Interrupted& stop) {
       progress.finish();
       throw RunInterrupted(fmt::format(
-          "stopped by {} at {:.3f} s of run time, with a checkpoint in {}; continue "
-          "with: {}",
-          signals.signal_name(), stop.time(), (run_dir / "checkpoints").string(), continue_with));
+          "stopped by {} at {:.3f} s of {} time, with a checkpoint in {}; continue with: {}",
+          signals.signal_name(), stop.time(), clock_name(config),
+          (run_dir / "checkpoints").string(), continue_with));
     }
   } catch (const engine::ShardCrashed&) {
     progress.finish();  // the message that says how to go on gets a line of its own

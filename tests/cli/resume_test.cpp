@@ -68,8 +68,10 @@ class ResumeTest : public ::testing::Test {
 TEST_F(ResumeTest, AnInterruptedRunSaysHowToGoOnAndResumesToTheSameLog) {
   const auto run = interrupted_run(1);
   EXPECT_THAT(read_file(scratch_ / "interrupted.out"), HasSubstr("hetps: stopped by SIGINT at "));
-  EXPECT_THAT(read_file(scratch_ / "interrupted.out"),
-              HasSubstr("continue with: hetps train --resume " + run.string()));
+  EXPECT_THAT(
+      read_file(scratch_ / "interrupted.out"),
+      HasSubstr(" s of virtual time, with a checkpoint in " + (run / "checkpoints").string() +
+                "; continue with: hetps train --resume " + run.string()));
   EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
   EXPECT_NE(read_file(run / "log.jsonl"), reference_log());
 
