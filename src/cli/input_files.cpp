@@ -1,31 +1,19 @@
 #include "cli/input_files.h"
 
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <string>
 
 #include <fmt/format.h>
 
+#include "config/file_digest.h"
 #include "data/load.h"
-#include "params/fnv1a.h"
 
 namespace hetps::cli {
-namespace {
-
-std::string digest_of(const std::string& file) {
-  std::ifstream in(file, std::ios::binary);
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (!in.eof() && !in) return "unreadable";
-  return fmt::format("{:016x}", params::fnv1a(bytes));
-}
-
-}  // namespace
 
 nlohmann::json input_file_digests(const config::Config& config) {
   nlohmann::json digests = nlohmann::json::object();
   const auto add = [&](const std::string& setting, const std::string& file) {
-    if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", digest_of(file)}};
+    if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", config::file_digest(file)}};
   };
   add("cluster.trace", config.cluster.trace);
   // The data set is read from files too: one swapped for another would resume on other data.

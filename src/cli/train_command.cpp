@@ -10,6 +10,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -23,7 +24,6 @@
 #include "cli/staged_directory.h"
 #include "cli/stoppable.h"
 #include "cli/usage_error.h"
-#include "config/policy_job.h"
 #include "config/resolve.h"
 #include "engine/engine.h"
 #ifdef HETPS_WITH_MPI
@@ -135,21 +135,20 @@ void train_without_outputs(const config::Config& config) {
   train_job(config, silent);
 }
 
-// A policy file searched on another job still sets x, as asked (a job that changed a little may
-// keep its policy), but the user hears which settings differ.
-void warn_of_a_policy_of_another_job(const RunFlags& flags, const config::Config& config) {
-  if (const auto warning = config::policy_of_another_job(user_settings(flags), config)) {
-    fmt::print(stderr, "hetps: warning: {}\n", *warning);
-  }
-}
-
 void train(const RunFlags& flags) {
   const bool resuming = !flags.resume.empty();
+  // A policy file searched on another job still sets x, as asked (a job that changed a little
+  // may keep its policy), but the user hears which settings differ: once, from rank 0 on mpi.
+  std::vector<std::string> warnings;
   const config::Config config =
-      resuming ? config_to_resume(flags) : config::resolve(user_settings(flags));
+      resuming ? config_to_resume(flags)
+               : config::resolve(user_settings(flags),
+                                 {.warn = [&](const std::string& w) { warnings.push_back(w); }});
   check_names(config);
   const bool primary = engine::is_primary_process(config);
-  if (primary && !resuming) warn_of_a_policy_of_another_job(flags, config);
+  for (const std::string& warning : warnings) {
+    if (primary) fmt::print(stderr, "hetps: warning: {}\n", warning);
+  }
   const auto job = [&] {
     if (!primary) {
       train_without_outputs(config);

@@ -6,29 +6,28 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "config/switch_policy.h"
+#include "config/file_digest.h"
 #include "config/toml_writer.h"
-#include "config/values.h"
 
 namespace hetps::config {
 namespace {
 
-bool changes_which_x_holds(const std::string& key) {
-  static const std::set<std::string> kOthers = {"seed", "engine", "data.dir",
-                                                "protocol.bsp_fraction", "protocol.policy_file"};
-  return !key.starts_with("run.") && !kOthers.contains(key);
+bool is_part_of_the_job(const std::string& key, const Config& config) {
+  static const std::set<std::string> kNotPartOfTheJob = {"seed",
+                                                         "engine",
+                                                         "data.dir",
+                                                         "protocol.bsp_fraction",
+                                                         "protocol.policy_file",
+                                                         "train.eval_interval"};
+  if (key.starts_with("run.") || kNotPartOfTheJob.contains(key)) return false;
+  return key != "train.target_accuracy" || config.train.stop_at_target;
 }
 
-void add_settings(const toml::table& table, const std::string& prefix,
-                  std::map<std::string, std::string>& settings) {
-  for (const auto& [name, node] : table) {
-    const std::string key = prefix + std::string(name.str());
-    if (const toml::table* inner = node.as_table()) {
-      add_settings(*inner, key + ".", settings);
-    } else if (changes_which_x_holds(key)) {
-      settings[key] = toml_literal(node);
-    }
-  }
+bool acts_on_the_simulator_only(const std::string& key) {
+  static const std::set<std::string> kSimulatorOnly = {
+      "cluster.worker_gflops", "cluster.apply_gbps", "cluster.compute_noise",
+      "cluster.switch_overhead_pulls"};
+  return kSimulatorOnly.contains(key);
 }
 
 // A value as the warning shows it: a list of one entry per worker, at 64 workers, would bury
@@ -45,39 +44,41 @@ std::string shown(const std::map<std::string, std::string>& settings, const std:
 
 std::map<std::string, std::string> job_settings(const Config& config) {
   std::map<std::string, std::string> settings;
-  add_settings(to_toml(config), "", settings);
+  for (auto& [key, literal] : dotted_values(config)) {
+    if (is_part_of_the_job(key, config)) settings[key] = std::move(literal);
+  }
+  if (!config.cluster.trace.empty()) {
+    settings["cluster.trace"] = "file with FNV-1a " + file_digest(config.cluster.trace);
+  }
   return settings;
 }
 
-std::optional<std::string> policy_of_another_job(const UserSettings& settings,
-                                                 const Config& config) {
-  Config scratch;
-  const GivenParams given = settings.apply_to(scratch);
-  const auto file = given.find("policy_file");
-  if (file == given.end()) return std::nullopt;
-  const auto* path = std::get_if<std::string>(&file->second.value);
-  if (path == nullptr || path->empty()) return std::nullopt;
-  const SwitchPolicy policy = read_switch_policy(*path);
-  if (policy.job.empty()) return std::nullopt;  // written before hetps recorded the job
-
+std::optional<std::string> another_job_warning(const AppliedPolicy& applied, const Config& config) {
+  const std::map<std::string, std::string>& there = applied.policy.job;
+  if (there.empty()) return std::nullopt;  // written before hetps recorded the job
   const std::map<std::string, std::string> here = job_settings(config);
   std::set<std::string> keys;
-  for (const auto* side : {&policy.job, &here}) {
+  for (const auto* side : {&there, &here}) {
     for (const auto& entry : *side) keys.insert(entry.first);
   }
   std::vector<std::string> differences;
   for (const std::string& key : keys) {
-    if (policy.job.contains(key) && here.contains(key) && policy.job.at(key) == here.at(key)) {
-      continue;
-    }
+    if (config.engine != "sim" && acts_on_the_simulator_only(key)) continue;
+    if (there.contains(key) && here.contains(key) && there.at(key) == here.at(key)) continue;
     differences.push_back(
-        fmt::format("{} = {} there, {} here", key, shown(policy.job, key), shown(here, key)));
+        fmt::format("{} = {} there, {} here", key, shown(there, key), shown(here, key)));
   }
   if (differences.empty()) return std::nullopt;
+  constexpr size_t kMostNamed = 8;
+  std::string more;
+  if (differences.size() > kMostNamed) {
+    more = fmt::format("; and {} more", differences.size() - kMostNamed);
+    differences.resize(kMostNamed);
+  }
   return fmt::format(
       "protocol.policy_file {} was searched on another job than this run's, so its x = {} is not "
-      "known to hold here: {}; search this job's x with `hetps tune sync-switch`",
-      *path, policy.chosen, fmt::join(differences, "; "));
+      "known to hold here: {}{}; search this job's x with `hetps tune sync-switch`",
+      applied.file, applied.policy.chosen, fmt::join(differences, "; "), more);
 }
 
 }  // namespace hetps::config

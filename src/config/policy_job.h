@@ -9,23 +9,31 @@
 #include <string>
 
 #include "config/config.h"
-#include "config/settings.h"
+#include "config/switch_policy.h"
 
 namespace hetps::config {
 
-// Every setting of `config` that can change which x holds, as its TOML literal
-// ({"cluster.workers": "16", "train.lr": "0.1", ...}). Left out: the seed (the search runs on
-// seeds other than those judged), the engine (tune on sim, train with mpirun), where files are
-// kept and how a run is watched (`run.*`, `data.dir`), and the switch point itself
-// (`protocol.bsp_fraction`, `protocol.policy_file`).
+// Every setting of `config` that can change which x holds, as TOML text
+// ({"cluster.workers": "16", "train.lr": "0.1", ...}); `cluster.trace` as its file's digest
+// (file_digest.h), so the same file under another path is the same job and an edited one is not.
+// Left out:
+// - what changes a run's bits but not which x holds: the seed (the search runs on seeds of its
+//   own), the engine (tune on sim, train with mpirun), `run.*` (where a run is kept, how it is
+//   watched, how many threads compute a worker's step);
+// - what does not change training: `data.dir`, `train.eval_interval` (on the simulator an
+//   evaluation changes nothing; the final accuracy is the last one's) and
+//   `train.target_accuracy` unless `train.stop_at_target` stops the run there;
+// - the switch point itself: `protocol.bsp_fraction`, `protocol.policy_file`.
 std::map<std::string, std::string> job_settings(const Config& config);
 
-// When `settings` give `protocol.policy_file` and the file records the job it was searched on
-// (files written before hetps recorded it do not), and `config` (resolved from `settings`) is
-// another job: the warning that names the file and each setting that differs, e.g.
-//   protocol.policy_file policy.json was searched on another job than this run's, so its x = 0.25
-//   is not known to hold here: cluster.workers = 16 there, 8 here; ...
-std::optional<std::string> policy_of_another_job(const UserSettings& settings,
-                                                 const Config& config);
+// When the applied policy records the job it was searched on (files written before hetps
+// recorded it do not) and `config` is another job, the warning that names the file and each
+// setting that differs, the first eight of them:
+//   protocol.policy_file policy.json was searched on another job than this run's, so its
+//   x = 0.25 is not known to hold here: cluster.workers = 16 there, 8 here; ...
+// On `threads` and `mpi` the simulator's own settings (`cluster.worker_gflops`, `apply_gbps`,
+// `compute_noise`, `switch_overhead_pulls`) are not compared: they act on `sim` only, where
+// the search ran.
+std::optional<std::string> another_job_warning(const AppliedPolicy& applied, const Config& config);
 
 }  // namespace hetps::config

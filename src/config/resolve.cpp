@@ -13,6 +13,7 @@
 
 #include "cluster/validate.h"
 #include "config/error.h"
+#include "config/policy_job.h"
 #include "config/scenarios.h"
 #include "config/switch_policy.h"
 #include "protocol/registry.h"
@@ -121,11 +122,14 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   const GivenParams given = settings.apply_to(config);
   config.protocol.params =
       protocol_params(*protocol::find_protocol(config.protocol.name), given, options);
-  apply_policy_file(config.protocol.params, given);
+  const std::optional<AppliedPolicy> policy = apply_policy_file(config.protocol.params, given);
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
   refuse_lists_longer_than_the_workers(settings, config);
   refuse_idle_settings(settings, config);
+  if (policy && options.warn) {
+    if (const auto warning = another_job_warning(*policy, config)) options.warn(*warning);
+  }
   return config;
 }
 

@@ -3,6 +3,9 @@
 // frozen training defaults for the protocol < the config file < `--set`.
 #pragma once
 
+#include <functional>
+#include <string>
+
 #include "config/config.h"
 #include "config/settings.h"
 
@@ -12,6 +15,9 @@ struct ResolveOptions {
   // For `compare`, whose shared settings serve several protocols: a `protocol.<parameter>`
   // applies to the protocols that have it and is skipped by the others.
   bool skip_foreign_params = false;
+  // Told of what resolve takes as asked but doubts: a `protocol.policy_file` searched on
+  // another job than this one (policy_job.h). Nobody is told when empty.
+  std::function<void(const std::string&)> warn = nullptr;
 };
 
 // Throws ConfigError naming the key, the value and what is allowed.

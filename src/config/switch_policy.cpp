@@ -1,5 +1,6 @@
 #include "config/switch_policy.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -39,11 +40,29 @@ std::vector<PolicyCandidate> read_candidates(const JsonFields& reader, const nlo
   return candidates;
 }
 
+// The job is printed in a warning when it differs from a run's: what a hand-edited file could
+// put in a terminal is refused (a setting's name is lower-case letters, digits, '_' and '.', and
+// a value one line of text).
 std::map<std::string, std::string> read_job(const JsonFields& reader, const nlohmann::json& json) {
   const nlohmann::json& job = json.at("job");
   reader.check_object(job, "job", "an object of settings, each a TOML value as text");
+  const auto is_name = [](const std::string& key) {
+    return !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+      return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '.';
+    });
+  };
+  const auto is_one_line = [](const std::string& text) {
+    return std::none_of(text.begin(), text.end(),
+                        [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+  };
   std::map<std::string, std::string> settings;
-  for (const auto& [key, value] : job.items()) settings[key] = reader.text(job, key, "job." + key);
+  for (const auto& [key, value] : job.items()) {
+    if (!is_name(key)) reader.reject("job", "keyed by setting names", key);
+    const std::string path = "job." + key;
+    const std::string text = reader.text(job, key, path);
+    if (!is_one_line(text)) reader.reject(path, "one line of text", value);
+    settings[key] = text;
+  }
   return settings;
 }
 
@@ -112,9 +131,9 @@ void write_switch_policy(const std::filesystem::path& file, const SwitchPolicy& 
   write_file_atomically(file, to_json(policy).dump(2) + '\n', "policy file");
 }
 
-void apply_policy_file(ProtocolParams& params, const GivenParams& given) {
+std::optional<AppliedPolicy> apply_policy_file(ProtocolParams& params, const GivenParams& given) {
   const auto file = params.find("policy_file");
-  if (file == params.end() || std::get<std::string>(file->second).empty()) return;
+  if (file == params.end() || std::get<std::string>(file->second).empty()) return std::nullopt;
   // A non-empty value is never the default, so it was given.
   const std::string& where = given.at("policy_file").where;
   if (const auto fraction = given.find("bsp_fraction"); fraction != given.end()) {
@@ -123,12 +142,15 @@ void apply_policy_file(ProtocolParams& params, const GivenParams& given) {
         "switch point; set only one of them",
         fraction->second.where, where));
   }
+  AppliedPolicy applied{std::get<std::string>(file->second), {}};
   try {
-    params["bsp_fraction"] = read_switch_policy(std::get<std::string>(file->second)).chosen;
+    applied.policy = read_switch_policy(applied.file);
   } catch (const ConfigError& error) {
     throw ConfigError(fmt::format("{}: {}", where, error.what()));
   }
+  params["bsp_fraction"] = applied.policy.chosen;
   file->second = std::string();  // the x is recorded instead: see the header
+  return applied;
 }
 
 }  // namespace hetps::config

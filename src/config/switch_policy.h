@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -64,11 +65,17 @@ SwitchPolicy read_switch_policy(const std::filesystem::path& file);
 // file. Creates the parent directories. Throws std::runtime_error naming the file.
 void write_switch_policy(const std::filesystem::path& file, const SwitchPolicy& policy);
 
+// A policy file a run's config took its x from.
+struct AppliedPolicy {
+  std::string file;  // as given
+  SwitchPolicy policy;
+};
+
 // resolve()'s step for `protocol.policy_file`: when `params` has a non-empty one, sets
-// `bsp_fraction` to the file's chosen x and clears `policy_file`, so the run's config.toml
-// runs again without the file. Throws ConfigError, prefixed with where the setting was given,
-// when the file is bad or `protocol.bsp_fraction` was given too (which one wins would be a
-// guess).
-void apply_policy_file(ProtocolParams& params, const GivenParams& given);
+// `bsp_fraction` to the file's chosen x, clears `policy_file`, so the run's config.toml
+// runs again without the file, and returns the policy, read once. Throws ConfigError, prefixed
+// with where the setting was given, when the file is bad or `protocol.bsp_fraction` was given
+// too (which one wins would be a guess).
+std::optional<AppliedPolicy> apply_policy_file(ProtocolParams& params, const GivenParams& given);
 
 }  // namespace hetps::config

@@ -43,28 +43,35 @@ toml::table to_toml(const Config& config) {
   return root;
 }
 
-std::string to_toml_text(const Config& config) {
+std::vector<std::pair<std::string, std::string>> dotted_values(const Config& config) {
   const toml::table root = to_toml(config);
+  std::vector<std::pair<std::string, std::string>> values;
+  const auto add = [&](const std::string& key) {
+    values.emplace_back(key, toml_literal(*toml::at_path(root, key).node()));
+  };
+  for (const auto& field : config_schema().fields()) {
+    if (!is_written(config, field.key)) continue;
+    add(field.key);
+    if (field.key == "protocol.name") {
+      for (const auto& [name, value] : config.protocol.params) add("protocol." + name);
+    }
+  }
+  return values;
+}
+
+std::string to_toml_text(const Config& config) {
   std::string text;
   std::string current_table;
   // Keys below a table's first level are written dotted ("random_stragglers.rate_per_min =")
   // so a table is never opened twice.
-  const auto write_key = [&](const std::string& key) {
+  for (const auto& [key, literal] : dotted_values(config)) {
     const size_t dot = key.find('.');
     const std::string table = dot == std::string::npos ? "" : key.substr(0, dot);
     if (table != current_table) {
       text += fmt::format("\n[{}]\n", table);
       current_table = table;
     }
-    text += fmt::format("{} = {}\n", key.substr(table.empty() ? 0 : dot + 1),
-                        toml_literal(*toml::at_path(root, key).node()));
-  };
-  for (const auto& field : config_schema().fields()) {
-    if (!is_written(config, field.key)) continue;
-    write_key(field.key);
-    if (field.key == "protocol.name") {
-      for (const auto& [name, value] : config.protocol.params) write_key("protocol." + name);
-    }
+    text += fmt::format("{} = {}\n", key.substr(table.empty() ? 0 : dot + 1), literal);
   }
   return text;
 }

@@ -144,6 +144,10 @@ TEST(SwitchPolicy, EveryBadFieldIsNamedWithItsValue) {
            {"/seed", "-1", "seed must be an integer >= 0, got -1"},
            {"/job", "[]", "job must be an object of settings, each a TOML value as text, got []"},
            {"/job", "{\"cluster.workers\": 16}", "job.cluster.workers must be a string, got 16"},
+           {"/job", "{\"Workers!\": \"16\"}",
+            "job must be keyed by setting names, got \"Workers!\""},
+           {"/job", "{\"train.lr\": \"0.1\\u001b[2J\"}",
+            "job.train.lr must be one line of text, got \"0.1\\u001b[2J\""},
        }) {
     const PolicyFile file;
     file.write_with(c.field, c.value);
