@@ -30,6 +30,20 @@ bool acts_on_the_simulator_only(const std::string& key) {
   return kSimulatorOnly.contains(key);
 }
 
+// Per-worker lists are cycled over the workers, so [1, 0.5] and [1, 0.5, 1, 0.5] are one
+// cluster of four: compared as one entry per worker.
+Config with_an_entry_per_worker(Config config) {
+  ClusterConfig& cluster = config.cluster;
+  for (std::vector<double>* list :
+       {&cluster.speeds, &cluster.link_gbps, &cluster.link_latency_ms}) {
+    if (list->empty()) continue;
+    std::vector<double> per_worker(static_cast<size_t>(cluster.workers));
+    for (size_t i = 0; i < per_worker.size(); ++i) per_worker[i] = (*list)[i % list->size()];
+    *list = std::move(per_worker);
+  }
+  return config;
+}
+
 // A value as the warning shows it: a list of one entry per worker, at 64 workers, would bury
 // the other settings, so a long value is cut to its start.
 std::string shown(const std::map<std::string, std::string>& settings, const std::string& key) {
@@ -44,7 +58,7 @@ std::string shown(const std::map<std::string, std::string>& settings, const std:
 
 std::map<std::string, std::string> job_settings(const Config& config) {
   std::map<std::string, std::string> settings;
-  for (auto& [key, literal] : dotted_values(config)) {
+  for (auto& [key, literal] : dotted_values(with_an_entry_per_worker(config))) {
     if (is_part_of_the_job(key, config)) settings[key] = std::move(literal);
   }
   if (!config.cluster.trace.empty()) {

@@ -14,9 +14,10 @@
 namespace hetps::config {
 
 // Every setting of `config` that can change which x holds, as TOML text
-// ({"cluster.workers": "16", "train.lr": "0.1", ...}); `cluster.trace` as its file's digest
-// (file_digest.h), so the same file under another path is the same job and an edited one is not.
-// Left out:
+// ({"cluster.workers": "16", "train.lr": "0.1", ...}); the per-worker lists (`cluster.speeds`,
+// `link_gbps`, `link_latency_ms`) with an entry per worker, as they are cycled; `cluster.trace` as
+// its file's digest (file_digest.h), so the same file under another path is the same job and an
+// edited one is not. Left out:
 // - what changes a run's bits but not which x holds: the seed (the search runs on seeds of its
 //   own), the engine (tune on sim, train with mpirun), `run.*` (where a run is kept, how it is
 //   watched, how many threads compute a worker's step);

@@ -95,6 +95,19 @@ TEST(JobSettings, EveryTrainingSettingButWhatChangesOnlyBitsOrNothing) {
                                  "train.eval_interval=0.5", "train.target_accuracy=0.5"})));
 }
 
+TEST(JobSettings, APerWorkerListIsComparedAsItIsCycled) {
+  const auto job_of = [](std::initializer_list<std::string_view> sets) {
+    return job_settings(resolve_sets(sets));
+  };
+  EXPECT_EQ(job_of({"cluster.workers=4", "cluster.speeds=[1, 0.5]", "cluster.link_gbps=[10]"}),
+            job_of({"cluster.workers=4", "cluster.speeds=[1, 0.5, 1, 0.5]",
+                    "cluster.link_gbps=[10, 10, 10, 10]"}));
+  EXPECT_EQ(job_of({"cluster.workers=3", "cluster.speeds=[1, 0.5]"}).at("cluster.speeds"),
+            "[1.0, 0.5, 1.0]");
+  EXPECT_NE(job_of({"cluster.workers=4", "cluster.speeds=[1, 0.5]"}),
+            job_of({"cluster.workers=4", "cluster.speeds=[1, 1, 0.5, 0.5]"}));
+}
+
 TEST(JobSettings, TheTargetCountsWhereTheRunStopsThere) {
   EXPECT_EQ(job_settings(resolve_sets({"protocol.name=sync_switch", "train.stop_at_target=true",
                                        "train.target_accuracy=0.5"}))
