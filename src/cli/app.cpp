@@ -11,6 +11,7 @@
 
 #include "cli/commands.h"
 #include "cli/main.h"
+#include "cli/program_name.h"
 #include "cli/usage_error.h"
 #include "engine/shard_failures.h"
 #include "model/heap_tuning.h"
@@ -37,14 +38,14 @@ void refuse_unknown_command(const CLI::App& app, int argc, char** argv) {
     if (command->check_name(argv[1])) return;
     names.push_back(command->get_name());
   }
-  throw UsageError(fmt::format("unknown command \"{}\"; the commands are {} (hetps --help)",
-                               argv[1], fmt::join(names, ", ")));
+  throw UsageError(fmt::format("unknown command \"{}\"; the commands are {} ({} --help)", argv[1],
+                               fmt::join(names, ", "), program_name()));
 }
 
 // "hetps data fetch --help" for a mistake in `hetps data fetch ...`: the help of the command
 // the line names, which lists its flags, rather than the top level's.
 std::string help_for(const CLI::App& app, int argc, char** argv) {
-  std::string command = "hetps";
+  std::string command = program_name();
   const CLI::App* at = &app;
   for (int i = 1; i < argc; ++i) {
     const auto subcommands =
@@ -59,6 +60,7 @@ std::string help_for(const CLI::App& app, int argc, char** argv) {
 }  // namespace
 
 int main_entry(int argc, char** argv) {
+  set_program_name(argc > 0 ? argv[0] : nullptr);
   model::keep_freed_memory_for_reuse();
   // Petrel is built in the libtorch-free protocol part, which cannot read a learned agent's
   // network (`protocol.agent_file`): it is told here how, before any command runs.
@@ -66,7 +68,7 @@ int main_entry(int argc, char** argv) {
   CLI::App app(
       "hetps: synchronization protocols for parameter servers on heterogeneous "
       "clusters",
-      "hetps");
+      program_name());
   app.set_version_flag("--version", kVersion);
   app.require_subcommand(1);
   add_train_command(app);

@@ -35,6 +35,7 @@
 #include "cli/directory_lock.h"
 #include "cli/number_flags.h"
 #include "cli/path_flags.h"
+#include "cli/program_name.h"
 #include "cli/progress.h"
 #include "cli/protocol_list.h"
 #include "cli/run_checkpoints.h"
@@ -60,6 +61,11 @@ namespace {
 // The most seeds a comparison takes: far more runs than a machine gets through, few enough to
 // plan them all at the start.
 constexpr int kMostSeeds = 10'000;
+
+// The command that continues the comparison in `dir`.
+std::string continue_compare(const std::filesystem::path& dir) {
+  return fmt::format("{} compare --resume {}", program_name(), dir.string());
+}
 
 struct CompareFlags {
   RunFlags run;  // run.resume: the comparison to continue; empty: a new one
@@ -187,7 +193,7 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
                                    const StopSignals& signals) {
   const config::Config& config = run.config;
   const std::filesystem::path run_dir = dir / run.directory;
-  const std::string continue_with = fmt::format("hetps compare --resume {}", dir.string());
+  const std::string continue_with = continue_compare(dir);
   const std::optional<ResumePoint> point = checkpoint_to_continue(run_dir, config);
   if (point && !quiet) {
     fmt::print("{}: continues from its checkpoint at {:.3f} s of {} time\n", label, point->time,
@@ -233,9 +239,8 @@ std::vector<CompletedRun> run_to_the_end(const ComparePlan& plan, const std::fil
     }
     if (signals.requested()) {
       throw RunInterrupted(fmt::format(
-          "stopped by {} before {}; the runs finished before it are kept; continue with: "
-          "hetps compare --resume {}",
-          signals.signal_name(), label, dir.string()));
+          "stopped by {} before {}; the runs finished before it are kept; continue with: {}",
+          signals.signal_name(), label, continue_compare(dir)));
     }
     completed.push_back(
         {run.config.run.name, run.directory, train_planned_run(run, dir, label, quiet, signals)});
@@ -266,9 +271,9 @@ void compare(const CompareFlags& flags) {
   if (!flags.run.force && std::filesystem::exists(target / kComparePlanFile) &&
       !std::filesystem::exists(target / "summary.csv")) {
     throw UsageError(fmt::format(
-        "output directory {} holds a comparison that did not finish; continue it with hetps "
-        "compare --resume {}, or pass --force to replace it",
-        target.string(), target.string()));
+        "output directory {} holds a comparison that did not finish; continue it with {}, or "
+        "pass --force to replace it",
+        target.string(), continue_compare(target)));
   }
   StagedDirectory out(target, comparison_output(), flags.run.force);
   write_compare_plan(out.path(), plan);

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
 #include "cli/path_flags.h"
+#include "cli/program_name.h"
 #include "cli/progress.h"
 #include "cli/run_files.h"
 #include "cli/run_flags.h"
@@ -58,7 +59,7 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
 
 // The command that continues the run in `dir`.
 std::string continue_train(const std::filesystem::path& dir) {
-  return fmt::format("hetps train --resume {}", dir.string());
+  return fmt::format("{} train --resume {}", program_name(), dir.string());
 }
 
 void train_into_directory(const config::Config& config, const RunFlags& flags) {

@@ -40,11 +40,13 @@ inline std::string shell_quote(const std::string& arg) {
   return quoted + "'";
 }
 
-// Runs hetps in `working_dir`, or in the test's own working directory when it is empty.
+// Runs hetps (or `binary`, a link to it under another name) in `working_dir`, or in the test's
+// own working directory when it is empty.
 inline Outcome run_hetps(const std::vector<std::string>& args,
-                         const std::filesystem::path& working_dir = {}) {
+                         const std::filesystem::path& working_dir = {},
+                         const std::filesystem::path& binary = HETPS_BINARY) {
   std::string command = working_dir.empty() ? "" : "cd " + shell_quote(working_dir) + " && ";
-  command += shell_quote(HETPS_BINARY);
+  command += shell_quote(binary.string());
   for (const std::string& arg : args) command += " " + shell_quote(arg);
   command += " 2>&1";
   Outcome outcome;
