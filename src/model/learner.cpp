@@ -3,6 +3,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <iostream>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -33,6 +36,23 @@ torch::Tensor view_of(const float* base, const params::TensorSlot& slot) {
   return torch::from_blob(const_cast<float*>(base) + slot.offset, slot.shape);
 }
 
+// Buffers (BatchNorm's running statistics) are not parameters: each learner keeps its own and
+// nothing synchronizes them (register.h). Said once per model, as every worker builds one.
+void warn_of_buffers(const std::string& name, const torch::nn::Module& module) {
+  const auto buffers = module.named_buffers();
+  if (buffers.is_empty()) return;
+  static std::mutex mutex;
+  static std::set<std::string> warned;
+  std::lock_guard lock(mutex);
+  if (!warned.insert(name).second) return;
+  std::cerr << "hetps: warning: model '" << name << "' has buffers ('" << buffers.keys().front()
+            << "'"
+            << (buffers.size() > 1 ? " and " + std::to_string(buffers.size() - 1) + " more" : "")
+            << "), such as BatchNorm's running statistics: hetps synchronizes parameters only, so "
+               "each worker keeps its own and evaluation sees the evaluating learner's "
+               "(model/register.h); GroupNorm and LayerNorm need none\n";
+}
+
 class ModuleLearner final : public Learner {
  public:
   ModuleLearner(std::string name, torch::nn::AnyModule module, const InputShape& input, int classes)
@@ -50,6 +70,7 @@ class ModuleLearner final : public Learner {
     if (parameters_.empty()) {
       throw std::invalid_argument("model '" + name_ + "' has no parameters to train");
     }
+    warn_of_buffers(name_, *module_.ptr());
     initial_.resize(layout_.size());
     for (size_t i = 0; i < parameters_.size(); ++i) {
       const auto& slot = layout_.tensors()[i];

@@ -23,8 +23,9 @@
 //   defaults, or `torch::nn::init` in the constructor): hetps seeds that generator for the
 //   construction, so the same seed gives the same weights;
 // - buffers (BatchNorm's running statistics) are NOT parameters: each learner keeps its own,
-//   nothing synchronizes them, and evaluation would depend on which learner evaluates. Prefer
-//   GroupNorm or LayerNorm, as the built-in `resnet` does.
+//   nothing synchronizes them, and evaluation would depend on which learner evaluates (hetps
+//   warns, on stderr, the first time it builds a model with buffers). Prefer GroupNorm or
+//   LayerNorm, as the built-in `resnet` does.
 #pragma once
 
 #include <torch/nn/modules/container/any.h>

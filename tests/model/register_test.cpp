@@ -1,6 +1,7 @@
 // Registering a user's libtorch module by name, and the seeding of module construction.
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
+#include <torch/nn/modules/batchnorm.h>
 #include <torch/nn/modules/linear.h>
 
 #include <stdexcept>
@@ -51,6 +52,35 @@ TEST(RegisterModel, ARegisteredModuleBecomesALearnerByName) {
   EXPECT_NEAR(loss, std::log(3.0), 1e-6);
   EXPECT_NEAR(grad[48], 1.0 / 3, 1e-6);
   EXPECT_NEAR(grad[50], 1.0 / 3 - 1, 1e-6);
+}
+
+// A linear classifier behind a BatchNorm, whose running statistics are buffers.
+struct NormalizedClassifier : torch::nn::Module {
+  NormalizedClassifier(const InputShape& input, int classes)
+      : bn(register_module("bn", torch::nn::BatchNorm1d(input.floats()))),
+        fc(register_module("fc", torch::nn::Linear(input.floats(), classes))) {}
+  torch::Tensor forward(torch::Tensor images) { return fc(bn(images.flatten(1))); }
+  torch::nn::BatchNorm1d bn;
+  torch::nn::Linear fc;
+};
+
+TEST(RegisterModel, AModelWithBuffersIsWarnedOfOnce) {
+  register_model("test_batch_norm", [](const InputShape& input, int classes) {
+    return std::make_shared<NormalizedClassifier>(input, classes);
+  });
+  register_model("test_linear_again", [](const InputShape& input, int classes) {
+    return std::make_shared<LinearClassifier>(input, classes);
+  });
+  ::testing::internal::CaptureStderr();
+  make_learner("test_batch_norm", {1, 4, 4}, 3, 1);
+  make_learner("test_batch_norm", {1, 4, 4}, 3, 2);  // another worker's: no second warning
+  make_learner("test_linear_again", {1, 4, 4}, 3, 1);
+  const std::string said = ::testing::internal::GetCapturedStderr();
+  EXPECT_EQ(said,
+            "hetps: warning: model 'test_batch_norm' has buffers ('bn.running_mean' and 2 more), "
+            "such as BatchNorm's running statistics: hetps synchronizes parameters only, so each "
+            "worker keeps its own and evaluation sees the evaluating learner's "
+            "(model/register.h); GroupNorm and LayerNorm need none\n");
 }
 
 TEST(RegisterModel, ANameIsRegisteredOnce) {
