@@ -1,5 +1,7 @@
 // Named clusters (`cluster.scenario`) and, per scenario and protocol, the training settings
-// frozen for them. Both are data: adding a scenario or tuning a protocol touches no code.
+// frozen for them. Both are tables in scenarios.cpp, built into hetps: adding a scenario or
+// tuning a protocol is a row there, not logic. A user's own cluster needs no scenario: any
+// `cluster.*` key (workers, speeds, links) overrides the scenario's.
 #pragma once
 
 #include <cstdint>
