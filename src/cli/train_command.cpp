@@ -147,8 +147,8 @@ void train(const RunFlags& flags) {
                                  {.warn = [&](const std::string& w) { warnings.push_back(w); }});
   check_names(config);
   const bool primary = engine::is_primary_process(config);
-  for (const std::string& warning : warnings) {
-    if (primary) fmt::print(stderr, "hetps: warning: {}\n", warning);
+  if (primary) {
+    for (const std::string& warning : warnings) fmt::print(stderr, "hetps: warning: {}\n", warning);
   }
   const auto job = [&] {
     if (!primary) {

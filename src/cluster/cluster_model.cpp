@@ -8,16 +8,13 @@
 
 #include <fmt/format.h>
 
+#include "cluster/cycled.h"
 #include "cluster/trace.h"
 #include "cluster/validate.h"
 #include "cluster/worker_timeline.h"
 
 namespace hetps::cluster {
 namespace {
-
-double cycled(const std::vector<double>& values, int worker) {
-  return values[static_cast<size_t>(worker) % values.size()];
-}
 
 Link link(double gbps, double latency_ms) { return Link{gbps * 1e9 / 8, latency_ms / 1e3}; }
 

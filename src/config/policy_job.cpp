@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cluster/cycled.h"
 #include "config/file_digest.h"
 #include "config/toml_writer.h"
 
@@ -37,8 +38,8 @@ Config with_an_entry_per_worker(Config config) {
   for (std::vector<double>* list :
        {&cluster.speeds, &cluster.link_gbps, &cluster.link_latency_ms}) {
     if (list->empty()) continue;
-    std::vector<double> per_worker(static_cast<size_t>(cluster.workers));
-    for (size_t i = 0; i < per_worker.size(); ++i) per_worker[i] = (*list)[i % list->size()];
+    std::vector<double> per_worker;
+    for (int w = 0; w < cluster.workers; ++w) per_worker.push_back(cluster::cycled(*list, w));
     *list = std::move(per_worker);
   }
   return config;

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "checkpoint/restoring.h"
+#include "cluster/cycled.h"
 #include "cluster/trace.h"
 #include "engine/sparse_push.h"
 
@@ -13,7 +14,7 @@ namespace hetps::engine {
 namespace {
 
 double base_speed(const config::ClusterConfig& cluster, int worker) {
-  return cluster.speeds[static_cast<size_t>(worker) % cluster.speeds.size()];
+  return cluster::cycled(cluster.speeds, worker);
 }
 
 bool speed_varies(const config::ClusterConfig& cluster, int worker) {
@@ -30,10 +31,10 @@ bool ideal(double gbps, double latency_ms) { return std::isinf(gbps) && latency_
 bool all_links_ideal(const config::ClusterConfig& cluster) {
   if (!ideal(cluster.server_gbps, cluster.server_latency_ms)) return false;
   for (int w = 0; w < cluster.workers; ++w) {
-    const auto cycled = [w](const std::vector<double>& values) {
-      return values[static_cast<size_t>(w) % values.size()];
-    };
-    if (!ideal(cycled(cluster.link_gbps), cycled(cluster.link_latency_ms))) return false;
+    if (!ideal(cluster::cycled(cluster.link_gbps, w),
+               cluster::cycled(cluster.link_latency_ms, w))) {
+      return false;
+    }
   }
   return true;
 }
