@@ -1,13 +1,18 @@
 #include "data/idx.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <array>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
+#include <optional>
 #include <system_error>
 
 #include "data/dataset.h"
@@ -17,8 +22,10 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr size_t kImagesHeaderBytes = 16;  // magic + count + rows + cols
-constexpr size_t kLabelsHeaderBytes = 8;   // magic + count
+// magic + one 32-bit size per dimension
+constexpr size_t header_bytes(size_t dimensions) { return 4 + 4 * dimensions; }
+
+constexpr size_t kLabelsHeaderBytes = header_bytes(1);
 
 // `name`: the file's (a path converts).
 [[noreturn]] void fail(const std::string& name, const std::string& problem) {
@@ -48,20 +55,40 @@ void append_be32(std::vector<uint8_t>& bytes, uint32_t value) {
 }
 
 // The magic number is checked before the rest of the header's length, so a file of the wrong
-// kind is reported as such rather than as truncated.
-void check_header(const std::string& name, std::span<const uint8_t> bytes, size_t header_bytes,
-                  uint32_t magic, const char* kind) {
-  auto truncated = [&] {
+// kind is reported as such rather than as truncated. Returns the magic number found, one of
+// `magics`, whose header is `header_bytes` long.
+uint32_t check_header(const std::string& name, std::span<const uint8_t> bytes,
+                      std::span<const uint32_t> magics, size_t (*header_bytes)(uint32_t magic),
+                      const char* kind) {
+  auto truncated = [&](size_t needed) {
     fail(name, fmt::format("truncated: {} bytes, shorter than the {}-byte header of IDX {}",
-                           bytes.size(), header_bytes, kind));
+                           bytes.size(), needed, kind));
   };
-  if (bytes.size() < sizeof(magic)) truncated();
+  if (bytes.size() < sizeof(uint32_t)) truncated(header_bytes(magics.front()));
   const uint32_t found = read_be32(bytes, 0);
-  if (found != magic) {
-    fail(name,
-         fmt::format("bad magic number {:#010x}, expected {:#010x} (IDX {})", found, magic, kind));
+  if (std::find(magics.begin(), magics.end(), found) == magics.end()) {
+    fail(name, fmt::format("bad magic number {:#010x}, expected {:#010x} (IDX {})", found,
+                           fmt::join(magics, " or "), kind));
   }
-  if (bytes.size() < header_bytes) truncated();
+  if (bytes.size() < header_bytes(found)) truncated(header_bytes(found));
+  return found;
+}
+
+constexpr std::array<uint32_t, 2> kImagesMagics = {kIdxImagesMagic, kIdxChannelImagesMagic};
+constexpr std::array<uint32_t, 1> kLabelsMagics = {kIdxLabelsMagic};
+
+size_t images_header_bytes(uint32_t magic) {
+  return header_bytes(magic == kIdxChannelImagesMagic ? 4 : 3);
+}
+size_t labels_header_bytes(uint32_t) { return kLabelsHeaderBytes; }
+
+// The product of 32-bit sizes, or nullopt past 64 bits (three of them can get there).
+std::optional<uint64_t> product(std::initializer_list<uint32_t> factors) {
+  uint64_t result = 1;
+  for (const uint32_t factor : factors) {
+    if (__builtin_mul_overflow(result, uint64_t{factor}, &result)) return std::nullopt;
+  }
+  return result;
 }
 
 void write_bytes_atomically(const fs::path& path, const std::vector<uint8_t>& bytes) {
@@ -94,30 +121,42 @@ IdxImages read_idx_images(const fs::path& path) {
 }
 
 IdxImages parse_idx_images(std::span<const uint8_t> bytes, const std::string& name) {
-  check_header(name, bytes, kImagesHeaderBytes, kIdxImagesMagic, "images");
+  const uint32_t magic = check_header(name, bytes, kImagesMagics, images_header_bytes, "images");
+  const bool has_channels = magic == kIdxChannelImagesMagic;
+  const size_t header = images_header_bytes(magic);
   const uint32_t count = read_be32(bytes, 4);
-  const uint32_t rows = read_be32(bytes, 8);
-  const uint32_t cols = read_be32(bytes, 12);
-  if (rows == 0 || cols == 0)
-    fail(name, fmt::format("image size {}x{} has a zero side", rows, cols));
+  const uint32_t channels = has_channels ? read_be32(bytes, 8) : 1;
+  const uint32_t rows = read_be32(bytes, header - 8);
+  const uint32_t cols = read_be32(bytes, header - 4);
+  const std::string size = has_channels ? fmt::format("{}x{}x{}", channels, rows, cols)
+                                        : fmt::format("{}x{}", rows, cols);
+  if (channels == 0 || rows == 0 || cols == 0)
+    fail(name, fmt::format("image size {} has a zero side", size));
   // IdxImages keeps the sides as ints (found by fuzz/idx.cpp: 0 images of 4160749568x16 read
   // as a negative height).
   constexpr uint32_t kMaxSide = std::numeric_limits<int>::max();
-  if (rows > kMaxSide || cols > kMaxSide) {
-    fail(name, fmt::format("image size {}x{} has a side longer than {}", rows, cols, kMaxSide));
+  if (channels > kMaxSide || rows > kMaxSide || cols > kMaxSide) {
+    fail(name, fmt::format("image size {} has a side longer than {}", size, kMaxSide));
   }
-  const uint64_t image_bytes = uint64_t{rows} * cols;  // two 32-bit factors: no overflow
-  const uint64_t data_bytes = bytes.size() - kImagesHeaderBytes;
-  if (data_bytes % image_bytes != 0 || data_bytes / image_bytes != count) {
-    fail(name, fmt::format("header says {} images of {}x{} ({} data bytes) but the file holds {} "
+  // Even with no image in the file: a sample's size is an int64 product downstream. Bounded,
+  // it keeps the file's size below within 64 bits too.
+  const std::optional<uint64_t> image_bytes = product({channels, rows, cols});
+  if (!image_bytes || *image_bytes > kMaxSide) {
+    fail(name, fmt::format("image size {} is over {} bytes an image", size, kMaxSide));
+  }
+  const uint64_t data_bytes = bytes.size() - header;
+  const uint64_t expected = uint64_t{count} * *image_bytes;
+  if (expected != data_bytes) {
+    fail(name, fmt::format("header says {} images of {} ({} data bytes) but the file holds {} "
                            "data bytes (truncated or corrupt)",
-                           count, rows, cols, uint64_t{count} * image_bytes, data_bytes));
+                           count, size, expected, data_bytes));
   }
   IdxImages images;
   images.count = count;
+  images.channels = static_cast<int>(channels);
   images.rows = static_cast<int>(rows);
   images.cols = static_cast<int>(cols);
-  images.pixels.assign(bytes.begin() + kImagesHeaderBytes, bytes.end());
+  images.pixels.assign(bytes.begin() + static_cast<std::ptrdiff_t>(header), bytes.end());
   return images;
 }
 
@@ -127,7 +166,7 @@ std::vector<uint8_t> read_idx_labels(const fs::path& path, int classes) {
 
 std::vector<uint8_t> parse_idx_labels(std::span<const uint8_t> bytes, const std::string& name,
                                       int classes) {
-  check_header(name, bytes, kLabelsHeaderBytes, kIdxLabelsMagic, "labels");
+  check_header(name, bytes, kLabelsMagics, labels_header_bytes, "labels");
   const uint32_t count = read_be32(bytes, 4);
   const uint64_t data_bytes = bytes.size() - kLabelsHeaderBytes;
   if (data_bytes != count) {
@@ -160,14 +199,19 @@ IdxSplit read_idx_split(const fs::path& dir, int classes) {
 }
 
 void write_idx_images(const fs::path& path, const IdxImages& images) {
-  if (images.pixels.size() != static_cast<size_t>(images.count) * images.rows * images.cols) {
-    fail(path, fmt::format("refusing to write {} images of {}x{} from {} pixels", images.count,
-                           images.rows, images.cols, images.pixels.size()));
+  if (images.channels < 1 || images.pixels.size() != static_cast<size_t>(images.count) *
+                                                         images.channels * images.rows *
+                                                         images.cols) {
+    fail(path, fmt::format("refusing to write {} images of {}x{}x{} from {} pixels", images.count,
+                           images.channels, images.rows, images.cols, images.pixels.size()));
   }
+  const bool grey = images.channels == 1;
+  const uint32_t magic = grey ? kIdxImagesMagic : kIdxChannelImagesMagic;
   std::vector<uint8_t> bytes;
-  bytes.reserve(kImagesHeaderBytes + images.pixels.size());
-  append_be32(bytes, kIdxImagesMagic);
+  bytes.reserve(images_header_bytes(magic) + images.pixels.size());
+  append_be32(bytes, magic);
   append_be32(bytes, static_cast<uint32_t>(images.count));
+  if (!grey) append_be32(bytes, static_cast<uint32_t>(images.channels));
   append_be32(bytes, static_cast<uint32_t>(images.rows));
   append_be32(bytes, static_cast<uint32_t>(images.cols));
   bytes.insert(bytes.end(), images.pixels.begin(), images.pixels.end());

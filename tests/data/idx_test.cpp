@@ -80,6 +80,46 @@ TEST_F(IdxFiles, RoundTripsASplitUnderTheStandardNames) {
   EXPECT_EQ(read_idx_split(scratch.path()), split);
 }
 
+// Colour images: 4 dimensions, [count, channels, rows, cols].
+TEST_F(IdxFiles, ImagesWithChannelsHaveAFourDimensionalHeader) {
+  IdxImages colour{2, 1, 2, {}, 3};
+  for (int i = 0; i < 12; ++i) colour.pixels.push_back(static_cast<uint8_t>(i * 20));
+  write_idx_images(images, colour);
+  const std::vector<uint8_t> bytes = read_raw(images);
+  ASSERT_EQ(bytes.size(), 20u + 12u);
+  EXPECT_EQ(std::vector<uint8_t>(bytes.begin(), bytes.begin() + 20),
+            (std::vector<uint8_t>{0, 0, 8, 4, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 1, 0, 0, 0, 2}));
+  EXPECT_EQ(read_idx_images(images), colour);
+
+  std::vector<uint8_t> short_by_one = bytes;
+  short_by_one.pop_back();
+  expect_error([&] { parse_idx_images(short_by_one, "colour"); }, "colour",
+               "header says 2 images of 3x1x2 (12 data bytes) but the file holds 11");
+  expect_error(
+      [&] {
+        parse_idx_images({bytes.begin(), bytes.begin() + 18}, "cut");
+      },
+      "cut", "truncated: 18 bytes, shorter than the 20-byte header of IDX images");
+}
+
+// Found while adding channels: no image, so no data bytes to contradict sides whose product
+// is past what a sample's size can hold.
+TEST_F(IdxFiles, AnImageOfMoreBytesThanAnIntIsCorrupt) {
+  const std::vector<uint8_t> huge = {0, 0, 8, 4, 0, 0, 0, 0, 0, 1,
+                                     0, 0, 0, 1, 0, 0, 0, 0, 0, 1};  // 0 images of 65536x65536x1
+  expect_error([&] { parse_idx_images(huge, "huge"); }, "huge",
+               "image size 65536x65536x1 is over 2147483647 bytes an image");
+  const std::vector<uint8_t> past_64_bits = {0,    0,    8,    4,    0,    0,    0,
+                                             0,    0x7f, 0xff, 0xff, 0xff, 0x7f, 0xff,
+                                             0xff, 0xff, 0x7f, 0xff, 0xff, 0xff};
+  expect_error([&] { parse_idx_images(past_64_bits, "past"); }, "past",
+               "is over 2147483647 bytes an image");
+  const std::vector<uint8_t> no_channel = {0, 0, 8, 4, 0, 0, 0, 0, 0, 0,
+                                           0, 0, 0, 0, 0, 1, 0, 0, 0, 1};
+  expect_error([&] { parse_idx_images(no_channel, "none"); }, "none",
+               "image size 0x1x1 has a zero side");
+}
+
 TEST_F(IdxFiles, WritingLeavesNoTemporaryFileBehind) {
   write_idx_images(images, tiny_set().images);
   write_idx_images(images, tiny_set().images);  // replacing an existing file
@@ -99,7 +139,7 @@ TEST_F(IdxFiles, ShortHeaderIsTruncated) {
 TEST_F(IdxFiles, BadMagicIsNamed) {
   write_idx_labels(images, tiny_set().labels);  // a labels file where images belong
   expect_error([&] { read_idx_images(images); }, images,
-               "bad magic number 0x00000801, expected 0x00000803");
+               "bad magic number 0x00000801, expected 0x00000803 or 0x00000804 (IDX images)");
   write_idx_images(labels, tiny_set().images);
   expect_error([&] { read_idx_labels(labels); }, labels,
                "bad magic number 0x00000803, expected 0x00000801");
