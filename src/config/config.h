@@ -18,8 +18,9 @@ using ParamValue = std::variant<double, std::string>;
 using ProtocolParams = std::map<std::string, ParamValue>;
 
 struct DataConfig {
-  std::string name = "fashion-mnist";  // fashion-mnist | mnist | synthetic
-  std::string dir = "data";            // where <name>/ holds the IDX files
+  std::string name = "fashion-mnist";  // fashion-mnist | idx | mnist | synthetic
+  std::string dir = "data";            // where <name>/ holds the IDX files (idx: dir itself)
+  int classes = 10;                    // idx only: labels are 0..classes-1
   std::string partition = "iid";       // iid | noniid
   int classes_per_worker = 2;          // noniid only
   int batch_size = 32;                 // per worker

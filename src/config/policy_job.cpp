@@ -14,12 +14,11 @@ namespace hetps::config {
 namespace {
 
 bool is_part_of_the_job(const std::string& key, const Config& config) {
-  static const std::set<std::string> kNotPartOfTheJob = {"seed",
-                                                         "engine",
-                                                         "data.dir",
-                                                         "protocol.bsp_fraction",
-                                                         "protocol.policy_file",
-                                                         "train.eval_interval"};
+  static const std::set<std::string> kNotPartOfTheJob = {
+      "seed", "engine", "protocol.bsp_fraction", "protocol.policy_file", "train.eval_interval"};
+  // A data set of one's own is whatever its directory holds (a path, not the files' digest:
+  // copying it elsewhere warns, which errs on the safe side).
+  if (key == "data.dir") return config.data.name == "idx";
   if (key.starts_with("run.") || kNotPartOfTheJob.contains(key)) return false;
   return key != "train.target_accuracy" || config.train.stop_at_target;
 }

@@ -70,6 +70,8 @@ const Schema<Config>& config_schema() {
       field("model.name", any_string, &C::model, &ModelConfig::name),
       field("data.name", any_string, &C::data, &Data::name),
       field("data.dir", any_string, &C::data, &Data::dir),
+      // IDX labels are bytes.
+      field("data.classes", Range::between(2, 256), &C::data, &Data::classes),
       field("data.partition", Choices{{"iid", "noniid"}}, &C::data, &Data::partition),
       field("data.classes_per_worker", Range::between(1, 1000), &C::data,
             &Data::classes_per_worker),

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string>
 #include <system_error>
 
 #include "data/idx.h"
@@ -14,14 +15,15 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr int kIdxClasses = 10;
+// MNIST's and Fashion-MNIST's.
+constexpr int kPublishedClasses = 10;
 
-Dataset to_dataset(const LabelledImages& set) {
+Dataset to_dataset(const LabelledImages& set, int classes) {
   Dataset dataset;
-  dataset.channels = 1;
+  dataset.channels = set.images.channels;
   dataset.height = set.images.rows;
   dataset.width = set.images.cols;
-  dataset.classes = kIdxClasses;
+  dataset.classes = classes;
   dataset.inputs.resize(set.images.pixels.size());
   std::transform(set.images.pixels.begin(), set.images.pixels.end(), dataset.inputs.begin(),
                  [](uint8_t pixel) { return static_cast<float>(pixel) / 255.0f; });
@@ -29,22 +31,48 @@ Dataset to_dataset(const LabelledImages& set) {
   return dataset;
 }
 
+bool is_own_dataset(const config::DataConfig& cfg) { return cfg.name == "idx"; }
+
 bool is_idx_dataset(const config::DataConfig& cfg) {
-  return cfg.name == "fashion-mnist" || cfg.name == "mnist";
+  return cfg.name == "fashion-mnist" || cfg.name == "mnist" || is_own_dataset(cfg);
+}
+
+fs::path idx_directory(const config::DataConfig& cfg) {
+  return is_own_dataset(cfg) ? fs::path(cfg.dir) : fs::path(cfg.dir) / cfg.name;
+}
+
+std::string missing_file_message(const fs::path& file, const config::DataConfig& cfg) {
+  if (is_own_dataset(cfg)) {
+    return fmt::format(
+        "{}: file not found (data.name = 'idx' reads the four IDX files {}, {}, {} and {} from "
+        "data.dir = '{}' itself)",
+        file.string(), kTrainImagesFile, kTrainLabelsFile, kTestImagesFile, kTestLabelsFile,
+        cfg.dir);
+  }
+  return fmt::format(
+      "{}: file not found (data.name = '{}', data.dir = '{}'); run `hetps data fetch {}` with "
+      "the same data.dir, or copy the official IDX files there",
+      file.string(), cfg.name, cfg.dir, cfg.name);
 }
 
 DataSplit load_idx_dataset(const config::DataConfig& cfg) {
   for (const fs::path& file : data_files(cfg)) {
     std::error_code ec;
-    if (!fs::is_regular_file(file, ec)) {
-      throw DataError(fmt::format(
-          "{}: file not found (data.name = '{}', data.dir = '{}'); run `hetps data fetch {}` "
-          "with the same data.dir, or copy the official IDX files there",
-          file.string(), cfg.name, cfg.dir, cfg.name));
-    }
+    if (!fs::is_regular_file(file, ec)) throw DataError(missing_file_message(file, cfg));
   }
-  const IdxSplit split = read_idx_split(fs::path(cfg.dir) / cfg.name, kIdxClasses);
-  return {to_dataset(split.train), to_dataset(split.test)};
+  const int classes = is_own_dataset(cfg) ? cfg.classes : kPublishedClasses;
+  const fs::path dir = idx_directory(cfg);
+  const IdxSplit split = read_idx_split(dir, classes);
+  const IdxImages& train = split.train.images;
+  const IdxImages& test = split.test.images;
+  if (train.channels != test.channels || train.rows != test.rows || train.cols != test.cols) {
+    throw DataError(
+        fmt::format("{}: images of {}x{}x{} (channels x rows x cols), but {} holds "
+                    "images of {}x{}x{}: the model takes one size",
+                    (dir / kTestImagesFile).string(), test.channels, test.rows, test.cols,
+                    (dir / kTrainImagesFile).string(), train.channels, train.rows, train.cols));
+  }
+  return {to_dataset(split.train, classes), to_dataset(split.test, classes)};
 }
 
 void check_synthetic_size(const char* field, int64_t size) {
@@ -58,7 +86,7 @@ void check_synthetic_size(const char* field, int64_t size) {
 
 std::vector<fs::path> data_files(const config::DataConfig& cfg) {
   if (!is_idx_dataset(cfg)) return {};
-  const fs::path dir = fs::path(cfg.dir) / cfg.name;
+  const fs::path dir = idx_directory(cfg);
   return {dir / kTrainImagesFile, dir / kTrainLabelsFile, dir / kTestImagesFile,
           dir / kTestLabelsFile};
 }

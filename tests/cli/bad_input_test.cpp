@@ -96,7 +96,7 @@ TEST(BadInput, UnknownNamesListTheChoices) {
   EXPECT_THAT(model.output, HasSubstr("mlp"));
   EXPECT_THAT(model.output, HasSubstr("got \"vgg\""));
   expect_bad_input(train_with({"data.name=cifar"}),
-                   "data.name must be one of: fashion-mnist, mnist, synthetic, got \"cifar\"");
+                   "data.name must be one of: fashion-mnist, idx, mnist, synthetic, got \"cifar\"");
   expect_bad_input(train_with({"engine=gpu"}),
                    "engine must be one of: sim, threads, mpi, got \"gpu\"");
   expect_bad_input(train_with({"cluster.scenario=cloud"}),

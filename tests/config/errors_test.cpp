@@ -42,6 +42,11 @@ TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
   EXPECT_EQ(resolve_error({"train.max_samples=-5"}),
             "--set train.max_samples=-5: train.max_samples must be an integer >= 1, got -5");
   EXPECT_EQ(resolve_error({"seed=-1"}), "--set seed=-1: seed must be an integer >= 0, got -1");
+  // IDX labels are bytes, and one class learns nothing.
+  EXPECT_EQ(resolve_error({"data.name=idx", "data.classes=1"}),
+            "--set data.classes=1: data.classes must be an integer in [2, 256], got 1");
+  EXPECT_EQ(resolve_error({"data.name=idx", "data.classes=257"}),
+            "--set data.classes=257: data.classes must be an integer in [2, 256], got 257");
 }
 
 TEST(ConfigErrors, BoundaryValuesAreAccepted) {
@@ -410,6 +415,11 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
   EXPECT_EQ(resolve_error({"engine=threads", "cluster.switch_overhead_pulls=5"}),
             "--set cluster.switch_overhead_pulls=5: cluster.switch_overhead_pulls acts only with "
             "engine = \"sim\"; engine is \"threads\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"data.classes=5"}),
+            "--set data.classes=5: data.classes acts only with data.name = \"idx\"; data.name "
+            "is \"fashion-mnist\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"data.name=idx", "data.classes=5"}), "");
+  EXPECT_EQ(resolve_error({"data.name=mnist", "data.classes=10"}), "");
   EXPECT_EQ(resolve_error(
                 {"train.lr_step_gamma=0.1", "engine=threads", "cluster.switch_overhead_pulls=1"}),
             "");

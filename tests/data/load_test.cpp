@@ -13,6 +13,7 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 
 std::string error_of(const config::DataConfig& cfg) {
   try {
@@ -47,7 +48,7 @@ TEST(DataLoad, UnknownNameListsTheAllowedOnes) {
   config::DataConfig cfg;
   cfg.name = "cifar10";
   EXPECT_THAT(error_of(cfg), AllOf(HasSubstr("data.name = 'cifar10'"),
-                                   HasSubstr("allowed: fashion-mnist, mnist, synthetic")));
+                                   HasSubstr("allowed: fashion-mnist, idx, mnist, synthetic")));
 }
 
 TEST(DataLoad, MissingIdxFilesSayWhichCommandFetchesThem) {
@@ -78,6 +79,62 @@ TEST(DataLoad, IdxFilesUnderTheNamedFolderAreScaledToTheUnitInterval) {
   EXPECT_EQ(data.train.labels, (std::vector<int64_t>{3, 7}));
   EXPECT_EQ(data.test.inputs, (std::vector<float>{1.0f, 0.0f}));
   EXPECT_EQ(data.test.labels, (std::vector<int64_t>{9}));
+}
+
+// A data set of one's own: colour images of 2x2 in 5 classes, straight under data.dir.
+class OwnIdxData : public ::testing::Test {
+ protected:
+  OwnIdxData() {
+    cfg.name = "idx";
+    cfg.dir = scratch.path().string();
+    cfg.classes = 5;
+  }
+  static LabelledImages colour_set(std::vector<uint8_t> labels) {
+    LabelledImages set{{static_cast<int64_t>(labels.size()), 2, 2, {}, 3}, labels};
+    set.images.pixels.assign(labels.size() * 12, 51);
+    return set;
+  }
+
+  ScratchDirectory scratch{"hetps-load-test"};
+  config::DataConfig cfg;
+};
+
+TEST_F(OwnIdxData, IsReadFromTheDirectoryItselfWithItsClassesAndChannels) {
+  write_idx_split(scratch.path(), {colour_set({4, 0, 2}), colour_set({3})});
+  const DataSplit data = load_data(cfg, 1);
+  for (const Dataset* set : {&data.train, &data.test}) {
+    EXPECT_EQ(set->channels, 3);
+    EXPECT_EQ(set->height, 2);
+    EXPECT_EQ(set->width, 2);
+    EXPECT_EQ(set->classes, 5);
+  }
+  EXPECT_EQ(data.train.labels, (std::vector<int64_t>{4, 0, 2}));
+  EXPECT_EQ(data.train.inputs, std::vector<float>(36, 0.2f));
+  EXPECT_EQ(data.test.labels, (std::vector<int64_t>{3}));
+  EXPECT_EQ(data_files(cfg).front(), scratch.path() / kTrainImagesFile);
+}
+
+TEST_F(OwnIdxData, ALabelOfNoClassIsNamed) {
+  cfg.classes = 3;
+  write_idx_split(scratch.path(), {colour_set({0, 2}), colour_set({4})});
+  EXPECT_THAT(error_of(cfg), AllOf(HasSubstr((scratch.path() / kTestLabelsFile).string()),
+                                   HasSubstr("label 4 at index 0 is out of range, expected 0..2")));
+}
+
+TEST_F(OwnIdxData, MissingFilesNameTheDirectoryAndNoFetch) {
+  const std::string error = error_of(cfg);
+  EXPECT_THAT(error, AllOf(HasSubstr((scratch.path() / kTrainImagesFile).string()),
+                           HasSubstr("data.name = 'idx' reads the four IDX files"),
+                           HasSubstr("from data.dir = '" + cfg.dir + "' itself")));
+  EXPECT_THAT(error, Not(HasSubstr("fetch")));
+}
+
+TEST_F(OwnIdxData, TrainAndTestImagesOfDifferentSizesAreNamed) {
+  LabelledImages grey{{1, 2, 2, {0, 0, 0, 0}}, {1}};
+  write_idx_split(scratch.path(), {colour_set({0}), grey});
+  EXPECT_THAT(error_of(cfg), AllOf(HasSubstr((scratch.path() / kTestImagesFile).string() +
+                                             ": images of 1x2x2 (channels x rows x cols), but"),
+                                   HasSubstr("holds images of 3x2x2")));
 }
 
 }  // namespace
