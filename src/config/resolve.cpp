@@ -61,9 +61,10 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
 }
 
 // Settings that act only in another's mode (a step schedule's step, the simulator's switch
-// cost, the class count of a data set of one's own), given a value other than their default
-// outside it, would do nothing: refused, as a protocol parameter's are (ParamSpec::only_with).
-// The default is not, as a run's config.toml holds every key and must read back.
+// cost, the class count of a data set of one's own, the generated set's sizes), given a value other
+// than their default outside it, would do nothing: refused, as a protocol parameter's are
+// (ParamSpec::only_with). The default is not, as a run's config.toml holds every key and must read
+// back.
 void refuse_idle_settings(const UserSettings& settings, const Config& config) {
   const Config defaults;
   const auto refuse_if = [&](bool idle, std::string_view key, std::string_view mode_key,
@@ -80,6 +81,11 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
             "train.lr_step_gamma", "train.lr_schedule", "step", config.train.lr_schedule);
   refuse_if(config.data.name != "idx" && config.data.classes != defaults.data.classes,
             "data.classes", "data.name", "idx", config.data.name);
+  const bool generated = config.data.name == "synthetic";
+  refuse_if(!generated && config.data.synthetic_train != defaults.data.synthetic_train,
+            "data.synthetic_train", "data.name", "synthetic", config.data.name);
+  refuse_if(!generated && config.data.synthetic_test != defaults.data.synthetic_test,
+            "data.synthetic_test", "data.name", "synthetic", config.data.name);
   refuse_if(config.engine != "sim" &&
                 config.cluster.switch_overhead_pulls != defaults.cluster.switch_overhead_pulls,
             "cluster.switch_overhead_pulls", "engine", "sim", config.engine);

@@ -29,12 +29,17 @@ using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
 
-// A run of a few seconds with a checkpoint every 0.25 s of virtual time.
-std::vector<std::string> checkpointed_run(std::vector<std::string> args) {
-  for (const char* set :
-       {"data.name=synthetic", "data.synthetic_train=2048", "data.synthetic_test=256",
-        "train.max_samples=60000", "train.eval_interval=0.5", "cluster.workers=4",
-        "cluster.speeds=[1,1,0.5,0.25]", "run.checkpoint_interval=0.25"}) {
+// A run of a few seconds with a checkpoint every 0.25 s of virtual time, on a small synthetic
+// data set unless `data` names another.
+std::vector<std::string> checkpointed_run(std::vector<std::string> args,
+                                          const std::vector<std::string>& data = {
+                                              "data.name=synthetic", "data.synthetic_train=2048",
+                                              "data.synthetic_test=256"}) {
+  std::vector<std::string> settings = data;
+  settings.insert(settings.end(),
+                  {"train.max_samples=60000", "train.eval_interval=0.5", "cluster.workers=4",
+                   "cluster.speeds=[1,1,0.5,0.25]", "run.checkpoint_interval=0.25"});
+  for (const std::string& set : settings) {
     args.push_back("--set");
     args.push_back(set);
   }
@@ -224,13 +229,9 @@ TEST(Resume, AChangedDataFileIsRefused) {
   const ScratchDir scratch;
   write_tiny_mnist(scratch / "data");
   const auto run = scratch / "mnist-run";
-  // After checkpointed_run's settings, whose synthetic data set these replace.
-  std::vector<std::string> args = checkpointed_run({"train", "--quiet", "--out", run.string()});
-  for (const std::string& set :
-       {std::string("data.name=mnist"), "data.dir=" + (scratch / "data").string()}) {
-    args.push_back("--set");
-    args.push_back(set);
-  }
+  const std::vector<std::string> args =
+      checkpointed_run({"train", "--quiet", "--out", run.string()},
+                       {"data.name=mnist", "data.dir=" + (scratch / "data").string()});
   const int status = interrupt_after_checkpoints(args, run, 1, scratch / "mnist-run.out");
   ASSERT_EQ(status, 130) << read_file(scratch / "mnist-run.out");
 

@@ -55,8 +55,8 @@ TEST(ConfigErrors, BoundaryValuesAreAccepted) {
                      "data.batch_size=1", "cluster.compute_noise=0", "train.eval_interval=0.001"}),
       "");
   EXPECT_EQ(resolve_error({"cluster.workers=4096", "cluster.servers=256", "data.batch_size=65536",
-                           "data.synthetic_train=10000000", "data.synthetic_test=10000000",
-                           "data.classes_per_worker=1000"}),
+                           "data.name=synthetic", "data.synthetic_train=10000000",
+                           "data.synthetic_test=10000000", "data.classes_per_worker=1000"}),
             "");
 }
 
@@ -419,6 +419,15 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
             "--set data.classes=5: data.classes acts only with data.name = \"idx\"; data.name "
             "is \"fashion-mnist\", so it would do nothing");
   EXPECT_EQ(resolve_error({"data.name=idx", "data.classes=5"}), "");
+  EXPECT_EQ(resolve_error({"data.name=mnist", "data.synthetic_train=1024"}),
+            "--set data.synthetic_train=1024: data.synthetic_train acts only with data.name = "
+            "\"synthetic\"; data.name is \"mnist\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"data.synthetic_test=512"}),
+            "--set data.synthetic_test=512: data.synthetic_test acts only with data.name = "
+            "\"synthetic\"; data.name is \"fashion-mnist\", so it would do nothing");
+  EXPECT_EQ(resolve_error(
+                {"data.name=synthetic", "data.synthetic_train=1024", "data.synthetic_test=512"}),
+            "");
   EXPECT_EQ(resolve_error({"data.name=mnist", "data.classes=10"}), "");
   EXPECT_EQ(resolve_error(
                 {"train.lr_step_gamma=0.1", "engine=threads", "cluster.switch_overhead_pulls=1"}),
