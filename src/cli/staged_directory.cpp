@@ -1,8 +1,11 @@
 #include "cli/staged_directory.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <optional>
 #include <stdexcept>
@@ -42,6 +45,50 @@ void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::
   }
 }
 
+// The pid in `name` when it is `<prefix><digits>`.
+std::optional<pid_t> staging_pid(std::string_view name, std::string_view prefix) {
+  if (!name.starts_with(prefix)) return std::nullopt;
+  const std::string_view digits = name.substr(prefix.size());
+  pid_t pid = 0;
+  const auto [end, error] = std::from_chars(digits.data(), digits.data() + digits.size(), pid);
+  if (error != std::errc() || end != digits.data() + digits.size() || pid <= 0) {
+    return std::nullopt;
+  }
+  return pid;
+}
+
+bool process_is_gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+
+// Removes the staging directories of `target` that earlier processes left when they were
+// killed (SIGKILL, a lost node: no destructor ran), so that they do not pile up beside the
+// outputs. One stays where its process is alive on this host or its lock is held (a process on
+// another host sharing the file system holds it from before it writes anything), and where it
+// cannot be inspected. `.old-<pid>` ones are never touched: one may hold the only copy of an
+// earlier output whose replacement was killed halfway.
+void remove_abandoned_stagings(const fs::path& target) {
+  const std::string prefix = target.filename().string() + ".tmp-";
+  const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  try {
+    for (const fs::directory_entry& entry : fs::directory_iterator(parent)) {
+      const std::optional<pid_t> pid = staging_pid(entry.path().filename().string(), prefix);
+      if (!pid || !entry.is_directory() || !process_is_gone(*pid)) continue;
+      try {
+        DirectoryLock::check_free(entry.path());
+      } catch (const UsageError&) {
+        continue;
+      }
+      std::error_code failed;
+      fs::remove_all(entry.path(), failed);
+      if (!failed) {
+        fmt::print(stderr, "hetps: removed {}, left unfinished by a process that was killed\n",
+                   entry.path().string());
+      }
+    }
+  } catch (const fs::filesystem_error&) {
+    // Tidying up is a courtesy: a run never fails for it.
+  }
+}
+
 }  // namespace
 
 bool lies_within(const fs::path& path, const fs::path& dir) {
@@ -67,6 +114,7 @@ StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool r
     throw UsageError(fmt::format("{} {}: cannot create the output directory: {}", flag_,
                                  target_.string(), error.code().message()));
   }
+  remove_abandoned_stagings(target_);
 }
 
 StagedDirectory::~StagedDirectory() {

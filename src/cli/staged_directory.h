@@ -1,6 +1,8 @@
 // An output directory written under a temporary sibling (`<target>.tmp-<pid>`) and moved into
 // place by commit(), so a failed or interrupted run never leaves a half-written directory
-// where a finished one is expected.
+// where a finished one is expected. A process killed outright (SIGKILL) leaves its staging
+// directory behind: the next StagedDirectory of the same target removes it, once that process
+// is gone and the directory's lock free.
 //
 //   StagedDirectory out("runs/bsp", run_output(), /*replace=*/false);  // throws if it exists
 //   write_files(out.path());
