@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "protocol/registry.h"
+
 namespace hetps::config {
 
 bool Range::contains(double value) const {
@@ -36,6 +38,14 @@ bool DirectoryName::allows(const std::string& word) const {
 
 std::string DirectoryName::describe() const {
   return "a string usable as a directory name: non-empty, without '/', not \".\" or \"..\"";
+}
+
+bool RegisteredProtocol::allows(const std::string& word) const {
+  return protocol::find_protocol(word) != nullptr;
+}
+
+std::string RegisteredProtocol::describe() const {
+  return Choices::named(protocol::all_protocols()).describe();
 }
 
 }  // namespace hetps::config

@@ -70,6 +70,13 @@ struct DirectoryName {
   std::string describe() const;
 };
 
+// A protocol known when the value is read (protocol/registry.h): a program may register one of
+// its own after the schema was built, when a first config was read.
+struct RegisteredProtocol {
+  bool allows(const std::string& word) const;
+  std::string describe() const;
+};
+
 // For settings whose type says it all (true/false).
 struct Unconstrained {};
 

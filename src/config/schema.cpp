@@ -6,7 +6,6 @@
 #include "config/error.h"
 #include "config/scenarios.h"
 #include "config/table_list.h"
-#include "protocol/registry.h"
 
 namespace hetps::config {
 namespace {
@@ -128,8 +127,7 @@ const Schema<Config>& config_schema() {
                  &Cluster::shard_failures),
       // The protocol's own parameters (`protocol.<parameter>`) depend on the protocol chosen:
       // they are read apart, see settings.h.
-      field("protocol.name", Choices::named(protocol::all_protocols()), &C::protocol,
-            &ProtocolConfig::name),
+      field("protocol.name", RegisteredProtocol{}, &C::protocol, &ProtocolConfig::name),
       field("run.name", DirectoryName{}, &C::run, &RunConfig::name),
       field("run.threads_per_worker", at_least_one, &C::run, &RunConfig::threads_per_worker),
       field("run.server_apply_threads", Range::between(1, 64), &C::run,

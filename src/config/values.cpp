@@ -106,6 +106,11 @@ void read_into(std::string& out, const toml::node& node, const Choices& choices,
   read_word(out, node, choices, site);
 }
 
+void read_into(std::string& out, const toml::node& node, const RegisteredProtocol& protocol,
+               const ValueSite& site) {
+  read_word(out, node, protocol, site);
+}
+
 void read_into(std::string& out, const toml::node& node, const DirectoryName& name,
                const ValueSite& site) {
   read_word(out, node, name, site);

@@ -49,6 +49,8 @@ void read_into(uint64_t& out, const toml::node& node, const Range& range, const 
 void read_into(bool& out, const toml::node& node, Unconstrained, const ValueSite& site);
 void read_into(std::string& out, const toml::node& node, const Choices& choices,
                const ValueSite& site);
+void read_into(std::string& out, const toml::node& node, const RegisteredProtocol& protocol,
+               const ValueSite& site);
 void read_into(std::string& out, const toml::node& node, const DirectoryName& name,
                const ValueSite& site);
 // A non-empty list, every element in `range`.

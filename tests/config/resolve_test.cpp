@@ -204,5 +204,20 @@ TEST(Resolve, ResolvedConfigIsConsistent) {
             "");
 }
 
+// The protocols are those registered when a config is read: a program may register its own
+// after a first config was read (`hetps tune petrel` reads the user's before it registers its
+// episodes' protocol).
+TEST(Resolve, AProtocolRegisteredAfterAConfigWasReadIsKnown) {
+  EXPECT_EQ(resolve_sets({"protocol.name=bsp"}).protocol.name, "bsp");
+  {
+    const protocol::ProtocolRegistration late(
+        protocol::ProtocolInfo{"registered_late", "a test's", {}, nullptr});
+    EXPECT_EQ(resolve_sets({"protocol.name=registered_late"}).protocol.name, "registered_late");
+  }
+  EXPECT_EQ(resolve_error({"protocol.name=registered_late"}),
+            "--set protocol.name=registered_late: protocol.name must be one of: bsp, asp, ssp, "
+            "local_sgd, sync_switch, petrel, sapus, ashl, got \"registered_late\"");
+}
+
 }  // namespace
 }  // namespace hetps::config
