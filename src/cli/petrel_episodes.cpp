@@ -3,6 +3,7 @@
 #include <cmath>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -71,12 +72,23 @@ EpisodeCluster draw_cluster(int workers, uint64_t seed) {
 }
 
 void add_episode_defaults(config::UserSettings& settings) {
-  for (const auto& [key, value] :
-       {std::pair{"data.name", "synthetic"}, std::pair{"data.synthetic_train", "1024"},
-        std::pair{"data.synthetic_test", "256"}, std::pair{"train.max_samples", "12000"},
-        std::pair{"train.eval_interval", "0.05"}, std::pair{"protocol.profile_steps", "3"},
-        std::pair{"protocol.regroup_interval", "0.3"}}) {
-    settings.add(key, value, kEpisodesOrigin);
+  std::vector<std::pair<const char*, const char*>> defaults = {
+      {"train.max_samples", "12000"},
+      {"train.eval_interval", "0.05"},
+      {"protocol.profile_steps", "3"},
+      {"protocol.regroup_interval", "0.3"}};
+  // The generated set's sizes only with the generated set: with another, they would be refused
+  // as doing nothing.
+  config::Config asked;
+  settings.apply_to(asked);
+  const bool data_set_given = settings.where_set("data.name").has_value();
+  if (!data_set_given) defaults.emplace_back("data.name", "synthetic");
+  if (!data_set_given || asked.data.name == "synthetic") {
+    defaults.emplace_back("data.synthetic_train", "1024");
+    defaults.emplace_back("data.synthetic_test", "256");
+  }
+  for (const auto& [key, value] : defaults) {
+    if (!settings.where_set(key)) settings.add(key, value, kEpisodesOrigin);
   }
 }
 

@@ -77,8 +77,10 @@ class PetrelEpisodes {
   std::map<uint64_t, protocol::CommunityAgent*> agents_;  // the running episodes'
 };
 
-// The settings an episode starts from, under the user's: synthetic data and a budget that make
-// an episode cheap, and regroups often enough for several decisions.
+// Adds, after the user's `settings`, the settings an episode starts from where the user gave
+// none: synthetic data (unless another data set is named) and a budget that make an episode
+// cheap, and regroups often enough for several decisions. Throws ConfigError as resolve does
+// for a setting of the user's it cannot read.
 void add_episode_defaults(config::UserSettings& settings);
 
 }  // namespace hetps::cli

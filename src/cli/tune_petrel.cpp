@@ -167,9 +167,9 @@ nlohmann::json compare_agents(PetrelEpisodes& episodes, const fs::path& file,
 
 void tune_petrel(const TunePetrelFlags& flags) {
   config::UserSettings settings;
-  add_episode_defaults(settings);
   if (!flags.run.config_file.empty()) settings.add_file(flags.run.config_file);
   for (const std::string& assignment : flags.run.sets) settings.add_set(assignment);
+  add_episode_defaults(settings);
   refuse_setting(settings, "protocol.name",
                  "hetps tune petrel trains Petrel's agent on Petrel episodes; leave protocol.name "
                  "out");

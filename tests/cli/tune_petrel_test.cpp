@@ -73,6 +73,17 @@ TEST(TunePetrel, TrainsWritesTheAgentAndCompareRunsWithIt) {
   EXPECT_THAT(log, HasSubstr("\"staleness\":"));
 }
 
+// The episodes' own synthetic data set is a default like the others: a job may name another.
+TEST(TunePetrel, TheJobMayNameAnotherDataSet) {
+  const ScratchDir scratch;
+  const Outcome tune = run_hetps({"tune", "petrel", "--episodes", "1", "--set", "data.name=mnist",
+                                  "--set", "data.dir=" + (scratch / "empty").string(), "--out",
+                                  (scratch / "agent.pt").string()});
+  EXPECT_EQ(tune.exit_code, 2) << tune.output;
+  EXPECT_THAT(tune.output, HasSubstr("train-images-idx3-ubyte: file not found (data.name = "
+                                     "'mnist'"));
+}
+
 TEST(TunePetrel, BadAgentSettingsAreNamed) {
   const ScratchDir scratch;
   const std::vector<std::string> job = {
