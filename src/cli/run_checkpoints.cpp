@@ -8,6 +8,9 @@
 #include "checkpoint/checkpoint_store.h"
 #include "checkpoint/saved_integers.h"
 #include "cli/input_files.h"
+#include "config/error.h"
+#include "config/resolve.h"
+#include "config/settings.h"
 #include "config/toml_writer.h"
 
 namespace hetps::cli {
@@ -16,6 +19,14 @@ namespace {
 checkpoint::CheckpointStore store_of(const std::filesystem::path& run_dir,
                                      const config::Config& config) {
   return checkpoint::CheckpointStore(run_dir / "checkpoints", config.run.checkpoint_keep);
+}
+
+// The config a checkpoint was saved with, as this hetps reads it: a key added to hetps since
+// the checkpoint was taken takes its default, as the run that took it behaved.
+std::string config_as_read_now(const std::string& saved, const std::filesystem::path& file) {
+  config::UserSettings settings;
+  settings.add_text(saved, file.string() + " (the config it was taken with)");
+  return config::to_toml_text(config::resolve(settings));
 }
 
 }  // namespace
@@ -38,10 +49,14 @@ ResumePoint load_resume_point(const std::filesystem::path& run_dir, const config
   const auto refuse = [&](const char* why) {
     return checkpoint::CheckpointError(fmt::format("checkpoint {}: {}", found.file.string(), why));
   };
+  const std::string now = config::to_toml_text(config);
   bool same_config = false;
   try {
-    same_config = found.state.at("config") == config::to_toml_text(config);
+    const std::string saved = found.state.at("config").get<std::string>();
+    same_config = saved == now || config_as_read_now(saved, found.file) == now;
   } catch (const nlohmann::json::exception& error) {
+    throw refuse(error.what());
+  } catch (const config::ConfigError& error) {
     throw refuse(error.what());
   }
   if (!same_config) {
