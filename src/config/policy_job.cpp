@@ -1,5 +1,6 @@
 #include "config/policy_job.h"
 
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -75,10 +76,18 @@ std::optional<std::string> another_job_warning(const AppliedPolicy& applied, con
   for (const auto* side : {&there, &here}) {
     for (const auto& entry : *side) keys.insert(entry.first);
   }
+  // A setting missing there that the file's hetps did not know yet (one added since) acted
+  // there as its built-in default does.
+  static const std::map<std::string, std::string> kBuiltIn = job_settings(Config{});
+  const auto value_there = [&](const std::string& key) -> std::optional<std::string> {
+    if (there.contains(key)) return there.at(key);
+    if (kBuiltIn.contains(key)) return kBuiltIn.at(key);
+    return std::nullopt;
+  };
   std::vector<std::string> differences;
   for (const std::string& key : keys) {
     if (config.engine != "sim" && acts_on_the_simulator_only(key)) continue;
-    if (there.contains(key) && here.contains(key) && there.at(key) == here.at(key)) continue;
+    if (here.contains(key) && value_there(key) == here.at(key)) continue;
     differences.push_back(
         fmt::format("{} = {} there, {} here", key, shown(there, key), shown(here, key)));
   }

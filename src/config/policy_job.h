@@ -32,9 +32,10 @@ std::map<std::string, std::string> job_settings(const Config& config);
 // setting that differs, the first eight of them:
 //   protocol.policy_file policy.json was searched on another job than this run's, so its
 //   x = 0.25 is not known to hold here: cluster.workers = 16 there, 8 here; ...
-// On `threads` and `mpi` the simulator's own settings (`cluster.worker_gflops`, `apply_gbps`,
-// `compute_noise`, `switch_overhead_pulls`) are not compared: they act on `sim` only, where
-// the search ran.
+// A setting the file does not record is compared as its built-in default: the file was written
+// by a hetps that did not have it yet. On `threads` and `mpi` the simulator's own settings
+// (`cluster.worker_gflops`, `apply_gbps`, `compute_noise`, `switch_overhead_pulls`) are not
+// compared: they act on `sim` only, where the search ran.
 std::optional<std::string> another_job_warning(const AppliedPolicy& applied, const Config& config);
 
 }  // namespace hetps::config

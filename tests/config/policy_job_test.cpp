@@ -115,6 +115,15 @@ TEST(JobSettings, TheTargetCountsWhereTheRunStopsThere) {
             "0.5");
 }
 
+// A data set of one's own is whatever its folder holds: the folder is part of the job.
+TEST(JobSettings, TheFolderOfADataSetOfOnesOwnIsPartOfTheJob) {
+  const auto job_of = [](const char* dir) {
+    return job_settings(resolve_sets({"protocol.name=sync_switch", "data.name=idx", dir}));
+  };
+  EXPECT_EQ(job_of("data.dir=mine").at("data.dir"), "\"mine\"");
+  EXPECT_NE(job_of("data.dir=mine"), job_of("data.dir=theirs"));
+}
+
 TEST(JobSettings, ATraceIsItsFileNotItsPath) {
   const TestFile trace("trace.csv");
   trace.write("time,worker,speed\n0,0,0.5\n");
@@ -174,9 +183,21 @@ TEST(AnotherJobWarning, ALongValueIsCutAndAValueMissingOnOneSideIsNamed) {
   edited.job.erase("train.lr");
   edited.job["train.retired_setting"] = "1";
   write_switch_policy(policy.path(), edited);
-  EXPECT_THAT(policy.warnings_for({"cluster.workers=16"}),
-              ElementsAre(HasSubstr("train.lr = not set there, " + default_value("train.lr") +
-                                    " here; train.retired_setting = 1 there, not set here;")));
+  // Missing there, a setting is its built-in default there.
+  EXPECT_THAT(policy.warnings_for({"cluster.workers=16", "train.lr=0.2"}),
+              ElementsAre(HasSubstr("train.lr = not set there, 0.2 here; train.retired_setting = "
+                                    "1 there, not set here;")));
+}
+
+// A file written before a setting existed was searched with its built-in default.
+TEST(AnotherJobWarning, ASettingAddedSinceTheFileCountsAsItsDefaultThere) {
+  const SearchedPolicy policy(resolve_sets({"protocol.name=sync_switch"}));
+  SwitchPolicy older = read_switch_policy(policy.path());
+  ASSERT_EQ(older.job.erase("data.classes"), 1U);
+  write_switch_policy(policy.path(), older);
+  EXPECT_THAT(policy.warnings_for({}), IsEmpty());
+  EXPECT_THAT(policy.warnings_for({"data.name=idx", "data.classes=3"}),
+              ElementsAre(HasSubstr("data.classes = not set there, 3 here")));
 }
 
 TEST(AnotherJobWarning, NamesTheFirstEightDifferencesAndCountsTheRest) {
