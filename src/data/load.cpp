@@ -65,6 +65,15 @@ DataSplit load_idx_dataset(const config::DataConfig& cfg) {
   const IdxSplit split = read_idx_split(dir, classes);
   const IdxImages& train = split.train.images;
   const IdxImages& test = split.test.images;
+  for (const auto& [images, file] :
+       {std::pair{&train, kTrainImagesFile}, {&test, kTestImagesFile}}) {
+    if (images->count == 0) {
+      throw DataError(
+          fmt::format("{}: holds no images; a data set needs at least one image to "
+                      "train on and one to test on",
+                      (dir / file).string()));
+    }
+  }
   if (train.channels != test.channels || train.rows != test.rows || train.cols != test.cols) {
     throw DataError(
         fmt::format("{}: images of {}x{}x{} (channels x rows x cols), but {} holds "

@@ -137,5 +137,15 @@ TEST_F(OwnIdxData, TrainAndTestImagesOfDifferentSizesAreNamed) {
                                    HasSubstr("holds images of 3x2x2")));
 }
 
+TEST_F(OwnIdxData, AnEmptySetIsNamed) {
+  write_idx_split(scratch.path(), {colour_set({0, 1}), colour_set({})});
+  EXPECT_THAT(error_of(cfg), HasSubstr((scratch.path() / kTestImagesFile).string() +
+                                       ": holds no images; a data set needs at least one image "
+                                       "to train on and one to test on"));
+  write_idx_split(scratch.path(), {colour_set({}), colour_set({1})});
+  EXPECT_THAT(error_of(cfg),
+              HasSubstr((scratch.path() / kTrainImagesFile).string() + ": holds no images"));
+}
+
 }  // namespace
 }  // namespace hetps::data
