@@ -17,6 +17,10 @@ class DirectoryLock {
   DirectoryLock(const DirectoryLock&) = delete;
   DirectoryLock& operator=(const DirectoryLock&) = delete;
 
+  // False where the directory could not be locked (a file system without locks): nothing is
+  // held then.
+  bool held() const { return fd_ >= 0; }
+
   // Throws the same UsageError when another process holds `dir`'s lock now.
   static void check_free(const std::filesystem::path& dir);
 

@@ -61,10 +61,13 @@ bool process_is_gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 
 // Removes the staging directories of `target` that earlier processes left when they were
 // killed (SIGKILL, a lost node: no destructor ran), so that they do not pile up beside the
-// outputs. One stays where its process is alive on this host or its lock is held (a process on
-// another host sharing the file system holds it from before it writes anything), and where it
-// cannot be inspected. `.old-<pid>` ones are never touched: one may hold the only copy of an
-// earlier output whose replacement was killed halfway.
+// outputs. One stays where its process is alive on this host or its lock is held (a staging
+// directory takes its name only once locked, so a process on another host sharing the file
+// system holds the lock for as long as it has the name), and where it cannot be inspected.
+// Nothing is removed where the file system keeps no locks (the caller's own could not be
+// locked): a live process's directory would look abandoned there. `.old-<pid>` ones are never
+// touched: one may hold the only copy of an earlier output whose replacement was killed
+// halfway.
 void remove_abandoned_stagings(const fs::path& target) {
   const std::string prefix = target.filename().string() + ".tmp-";
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
@@ -106,15 +109,20 @@ StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool r
   check_target_replaceable();
   staging_ = target_;
   staging_ += fmt::format(".tmp-{}", getpid());
+  // Made under another name, locked, then renamed (the lock is the directory's, whatever its
+  // name): a directory named as a staging one is locked for as long as its process lives.
+  fs::path unlocked = staging_;
+  unlocked += ".new";
   try {
-    fs::remove_all(staging_);  // left by a killed run that had our pid
-    fs::create_directories(staging_);
-    lock_.emplace(staging_);
+    for (const fs::path& left : {staging_, unlocked}) fs::remove_all(left);  // a killed run's
+    fs::create_directories(unlocked);
+    lock_.emplace(unlocked);
+    fs::rename(unlocked, staging_);
   } catch (const fs::filesystem_error& error) {
     throw UsageError(fmt::format("{} {}: cannot create the output directory: {}", flag_,
                                  target_.string(), error.code().message()));
   }
-  remove_abandoned_stagings(target_);
+  if (lock_->held()) remove_abandoned_stagings(target_);
 }
 
 StagedDirectory::~StagedDirectory() {

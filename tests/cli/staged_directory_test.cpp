@@ -13,6 +13,7 @@
 
 #include "cli/directory_lock.h"
 #include "cli/output_kinds.h"
+#include "cli/usage_error.h"
 #include "support/scratch_dir.h"
 
 namespace hetps::cli {
@@ -61,7 +62,9 @@ TEST(StagedDirectory, RemovesTheStagingThatAKilledProcessLeft) {
   EXPECT_TRUE(fs::exists(moved_aside / "log.jsonl"));
   EXPECT_TRUE(fs::exists(not_a_pid / "log.jsonl"));
   EXPECT_TRUE(fs::exists(of_another_output / "log.jsonl"));
-  EXPECT_TRUE(fs::is_directory(out.path()));
+  // Ours took its name locked, and nothing else.
+  EXPECT_THROW(DirectoryLock::check_free(out.path()), UsageError);
+  EXPECT_FALSE(fs::exists(sibling(out.path(), ".new")));
 }
 
 // A process on another host that shares the file system has a pid that means nothing here:
