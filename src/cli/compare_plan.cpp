@@ -77,7 +77,7 @@ ComparePlan read_compare_plan(const std::filesystem::path& dir) {
       config::UserSettings settings;
       settings.add_text(fields.text(runs[i], "config", path + ".config"),
                         fmt::format("{}: {}.config", file.string(), path));
-      plan.runs.push_back(planned_run(config::resolve(settings)));
+      plan.runs.push_back(planned_run(config::resolve(settings, {.written_by_hetps = true})));
     }
     if (json.contains("timeline_window")) {
       plan.report.timeline_window =

@@ -26,7 +26,7 @@ checkpoint::CheckpointStore store_of(const std::filesystem::path& run_dir,
 std::string config_as_read_now(const std::string& saved, const std::filesystem::path& file) {
   config::UserSettings settings;
   settings.add_text(saved, file.string() + " (the config it was taken with)");
-  return config::to_toml_text(config::resolve(settings));
+  return config::to_toml_text(config::resolve(settings, {.written_by_hetps = true}));
 }
 
 }  // namespace

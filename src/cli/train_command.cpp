@@ -108,7 +108,7 @@ config::Config config_to_resume(const RunFlags& flags) {
   }
   RunFlags from_directory;
   from_directory.config_file = (dir / "config.toml").string();
-  return config::resolve(user_settings(from_directory));
+  return config::resolve(user_settings(from_directory), {.written_by_hetps = true});
 }
 
 void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {

@@ -134,7 +134,7 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
   refuse_lists_longer_than_the_workers(settings, config);
-  refuse_idle_settings(settings, config);
+  if (!options.written_by_hetps) refuse_idle_settings(settings, config);
   if (policy && options.warn) {
     if (const auto warning = another_job_warning(*policy, config)) options.warn(*warning);
   }

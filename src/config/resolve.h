@@ -18,6 +18,10 @@ struct ResolveOptions {
   // Told of what resolve takes as asked but doubts: a `protocol.policy_file` searched on
   // another job than this one (policy_job.h). Nobody is told when empty.
   std::function<void(const std::string&)> warn = nullptr;
+  // For a config hetps wrote itself (a run's config.toml on resume, a comparison's plan, a
+  // checkpoint's): a setting that would do nothing is not refused, as an earlier hetps may have
+  // taken it, and refusing it now would leave its run unresumable.
+  bool written_by_hetps = false;
 };
 
 // Throws ConfigError naming the key, the value and what is allowed.

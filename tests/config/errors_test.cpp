@@ -437,6 +437,15 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
             "");
 }
 
+// A config hetps wrote (a run's config.toml on resume) may hold such a setting that an earlier
+// hetps took: refusing it would leave the run unresumable.
+TEST(ConfigErrors, AnIdleSettingInAConfigHetpsWroteIsTaken) {
+  const UserSettings written =
+      testing::settings_from({"data.name=mnist", "data.synthetic_train=1024"});
+  EXPECT_THROW(resolve(written), ConfigError);
+  EXPECT_EQ(resolve(written, {.written_by_hetps = true}).data.synthetic_train, 1024);
+}
+
 TEST(ConfigErrors, MalformedSetFlags) {
   UserSettings settings;
   EXPECT_THROW(
