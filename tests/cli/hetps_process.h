@@ -28,6 +28,9 @@
 
 namespace hetps::cli::testing {
 
+// hetps's exit status when an injected server-shard crash ended the run (cli/main.h).
+constexpr int kShardCrashed = 3;
+
 struct Outcome {
   int exit_code = -1;
   std::string output;  // stdout and stderr together

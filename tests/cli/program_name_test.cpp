@@ -15,11 +15,10 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::kShardCrashed;
 using testing::Outcome;
 using testing::run_hetps;
 using testing::ScratchDir;
-
-constexpr int kShardCrashed = 3;
 
 // hetps under another name, as a user's own binary would be.
 std::filesystem::path renamed_hetps(const ScratchDir& scratch) {

@@ -20,12 +20,11 @@ namespace {
 
 using ::testing::HasSubstr;
 using ::testing::Not;
+using testing::kShardCrashed;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
 using testing::ScratchDir;
-
-constexpr int kShardCrashed = 3;
 
 // A threads run of two shards, the second crashing at `crash_at` s; a checkpoint every
 // `checkpoint_interval` s.
