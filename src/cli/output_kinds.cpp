@@ -25,15 +25,16 @@ bool all_digits(std::string_view text) {
 }
 
 // An entry's name without the `.tmp-<pid>` that a write killed midway leaves on it (the
-// atomic writes of config/atomic_file.h, and StagedDirectory's staging directories).
+// atomic writes of config/atomic_file.h, and StagedDirectory's staging directories), or the
+// `.tmp-<pid>.new` of a staging directory killed before it took its name.
 std::string name_of(const fs::directory_entry& entry) {
   const std::string name = entry.path().filename().string();
   constexpr std::string_view kStaging = ".tmp-";
   const size_t staging = name.rfind(kStaging);
   if (staging == std::string::npos) return name;
-  return all_digits(std::string_view(name).substr(staging + kStaging.size()))
-             ? name.substr(0, staging)
-             : name;
+  std::string_view pid = std::string_view(name).substr(staging + kStaging.size());
+  if (pid.ends_with(".new")) pid.remove_suffix(4);
+  return all_digits(pid) ? name.substr(0, staging) : name;
 }
 
 bool is_file_named(const fs::directory_entry& entry, const std::set<std::string>& names) {
