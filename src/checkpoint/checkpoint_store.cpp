@@ -35,8 +35,6 @@ std::optional<int64_t> checkpoint_number(const std::filesystem::path& file) {
   return number;
 }
 
-namespace {}  // namespace
-
 CheckpointStore::CheckpointStore(std::filesystem::path dir, int keep)
     : dir_(std::move(dir)), keep_(keep) {
   if (keep_ < 1) throw std::invalid_argument("CheckpointStore: keep must be at least 1");
