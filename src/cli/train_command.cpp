@@ -16,6 +16,7 @@
 
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
+#include "cli/directory_lock.h"
 #include "cli/path_flags.h"
 #include "cli/program_name.h"
 #include "cli/progress.h"
@@ -112,6 +113,9 @@ config::Config config_to_resume(const RunFlags& flags) {
 }
 
 void resume(const config::Config& config, const std::filesystem::path& dir, bool quiet) {
+  // A run still going may be writing a checkpoint: its checkpoints are not read, nor named as
+  // the one to continue from. resume_job takes the lock itself.
+  DirectoryLock::check_free(dir);
   const ResumePoint point = checkpoint_to_resume(config, dir);
   if (!quiet) {
     fmt::print("{}: continues from {} at {:.3f} s of {} time\n", config.run.name,

@@ -134,7 +134,8 @@ TEST_F(ResumeTest, ACheckpointOfAnotherConfigIsRefused) {
 }
 
 // A run directory is written by one process at a time: while a run goes on, another hetps
-// neither resumes it nor replaces it with --force; once it stopped, it resumes.
+// neither resumes it (nor reads its checkpoints, which may be being written) nor replaces it
+// with --force; once it stopped, it resumes.
 TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
   const ScratchDir scratch;
   const auto run = scratch / "going";
@@ -143,7 +144,7 @@ TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
   Outcome resumed;
   Outcome forced;
   const int status = interrupt_after_checkpoints(endless, run, 1, scratch / "going.out", [&] {
-    resumed = run_hetps({"train", "--quiet", "--resume", run.string()});
+    resumed = run_hetps({"train", "--resume", run.string()});
     std::vector<std::string> replacing = endless;
     replacing.insert(replacing.begin() + 1, "--force");
     forced = run_hetps(replacing);
@@ -153,6 +154,8 @@ TEST(Resume, ARunStillGoingIsNeitherResumedNorReplacedByAnotherProcess) {
       "hetps: " + run.string() + ": another hetps process is writing this directory";
   EXPECT_EQ(resumed.exit_code, 2) << resumed.output;
   EXPECT_THAT(resumed.output, HasSubstr(in_use));
+  // Refused before it says where it would continue from.
+  EXPECT_THAT(resumed.output, Not(HasSubstr("continues from")));
   EXPECT_EQ(forced.exit_code, 2) << forced.output;
   EXPECT_THAT(forced.output, HasSubstr(in_use));
 
