@@ -20,9 +20,14 @@ double CheckpointSchedule::next_look(double time) const {
   return std::min(next_, time + kStopPollSeconds);
 }
 
+double next_multiple_after(double time, double interval) {
+  const double next = (std::floor(time / interval) + 1) * interval;
+  return next > time ? next : std::nextafter(time, kNever);
+}
+
 void CheckpointSchedule::taken(double time) {
   if (interval_ <= 0) return;
-  next_ = (std::floor(time / interval_) + 1) * interval_;
+  next_ = next_multiple_after(time, interval_);
 }
 
 }  // namespace hetps::engine

@@ -8,6 +8,11 @@
 
 namespace hetps::engine {
 
+// The first multiple of `interval` (> 0) after `time`, so that a checkpoint that came late
+// stands for every boundary it passed; later than `time` even where the interval is below its
+// precision (`run.checkpoint_interval = 1e-17` at 0.5 s), which repeated adding never leaves.
+double next_multiple_after(double time, double interval);
+
 class CheckpointSchedule {
  public:
   static constexpr double kStopPollSeconds = 0.05;

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "engine/checkpoint_schedule.h"
 #include "engine/run_timeline.h"
 #include "engine/sparse_push.h"
 #include "engine/worker_factory.h"
@@ -103,9 +104,7 @@ void SimEngine::checkpoint_before(const Event& next, const RunCheckpoints& check
   // A checkpoint stands for every interval boundary up to the next event: nothing happens
   // between them.
   const double interval = config_.run.checkpoint_interval;
-  if (interval > 0) {
-    while (next_checkpoint_ <= until) next_checkpoint_ += interval;
-  }
+  if (interval > 0) next_checkpoint_ = next_multiple_after(until, interval);
   checkpoints.save(save_state(), now_);
   if (stop) throw Interrupted(now_);
 }

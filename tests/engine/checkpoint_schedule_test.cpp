@@ -29,6 +29,20 @@ TEST(CheckpointScheduleTest, ADueCheckpointStandsForEveryIntervalItPassed) {
   EXPECT_TRUE(schedule.due(2.0));
 }
 
+// Found by a run with `run.checkpoint_interval = 1e-17` that never ended: 0.5 + 1e-17 is 0.5.
+TEST(CheckpointScheduleTest, TheNextBoundaryIsLaterEvenForAnIntervalBelowTheTimesPrecision) {
+  EXPECT_EQ(next_multiple_after(1.7, 0.5), 2.0);
+  EXPECT_EQ(next_multiple_after(2.0, 0.5), 2.5);
+  EXPECT_EQ(next_multiple_after(0.0, 0.25), 0.25);
+  for (const double interval : {1e-17, 1e-300}) {
+    for (const double time : {0.5, 1e6}) {
+      const double next = next_multiple_after(time, interval);
+      EXPECT_GT(next, time) << interval << " " << time;
+      EXPECT_LE(next, time + time * 1e-15) << interval << " " << time;
+    }
+  }
+}
+
 TEST(CheckpointScheduleTest, TheStopFlagMakesOneDueAtOnceAndIsLookedAtOften) {
   std::atomic<bool> stop{false};
   const RunCheckpoints checkpoints = saving(&stop);
