@@ -32,17 +32,23 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
                      [&](const std::string& marker) { return fs::exists(dir / marker); });
 }
 
+// The first path in `dir`, at any depth, that an output of `kind` does not hold.
+std::optional<fs::path> first_foreign(const fs::path& dir, const OutputKind& kind) {
+  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
+    if (std::optional<fs::path> foreign = kind.foreign(entry)) return foreign;
+  }
+  return std::nullopt;
+}
+
 // Throws when `target`, an earlier output of `kind` by its markers, holds anything else, at
 // any depth.
 void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::string_view flag) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(target)) {
-    const std::optional<fs::path> foreign = kind.foreign(entry);
-    if (!foreign) continue;
-    throw UsageError(fmt::format(
-        "refusing to replace {}: it holds {}, which is not part of {}; remove it yourself or "
-        "choose another {}",
-        target.string(), foreign->lexically_relative(target).string(), kind.name, flag));
-  }
+  const std::optional<fs::path> foreign = first_foreign(target, kind);
+  if (!foreign) return;
+  throw UsageError(fmt::format(
+      "refusing to replace {}: it holds {}, which is not part of {}; remove it yourself or "
+      "choose another {}",
+      target.string(), foreign->lexically_relative(target).string(), kind.name, flag));
 }
 
 // The pid in `name` when it is `<prefix><digits>`.
@@ -63,18 +69,21 @@ bool process_is_gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
 // killed (SIGKILL, a lost node: no destructor ran), so that they do not pile up beside the
 // outputs. One stays where its process is alive on this host or its lock is held (a staging
 // directory takes its name only once locked, so a process on another host sharing the file
-// system holds the lock for as long as it has the name), and where it cannot be inspected.
+// system holds the lock for as long as it has the name), where it cannot be inspected, and
+// where it holds anything an output of `kind` does not: a directory of the user's that only
+// has such a name.
 // Nothing is removed where the file system keeps no locks (the caller's own could not be
 // locked): a live process's directory would look abandoned there. `.old-<pid>` ones are never
 // touched: one may hold the only copy of an earlier output whose replacement was killed
 // halfway.
-void remove_abandoned_stagings(const fs::path& target) {
+void remove_abandoned_stagings(const fs::path& target, const OutputKind& kind) {
   const std::string prefix = target.filename().string() + ".tmp-";
   const fs::path parent = target.has_parent_path() ? target.parent_path() : fs::path(".");
   try {
     for (const fs::directory_entry& entry : fs::directory_iterator(parent)) {
       const std::optional<pid_t> pid = staging_pid(entry.path().filename().string(), prefix);
       if (!pid || !entry.is_directory() || !process_is_gone(*pid)) continue;
+      if (first_foreign(entry.path(), kind)) continue;
       try {
         DirectoryLock::check_free(entry.path());
       } catch (const UsageError&) {
@@ -122,7 +131,7 @@ StagedDirectory::StagedDirectory(const fs::path& target, OutputKind kind, bool r
     throw UsageError(fmt::format("{} {}: cannot create the output directory: {}", flag_,
                                  target_.string(), error.code().message()));
   }
-  if (lock_->held()) remove_abandoned_stagings(target_);
+  if (lock_->held()) remove_abandoned_stagings(target_, kind_);
 }
 
 StagedDirectory::~StagedDirectory() {

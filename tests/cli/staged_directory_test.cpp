@@ -54,6 +54,10 @@ TEST(StagedDirectory, RemovesTheStagingThatAKilledProcessLeft) {
   const fs::path not_a_pid = make_directory_with_a_file(sibling(target, ".tmp-" + dead + "x"));
   const fs::path of_another_output =
       make_directory_with_a_file(sibling(scratch / "other", ".tmp-" + dead));
+  // Named as a staging one, but holding what no run writes: the user's.
+  const fs::path of_the_user = make_directory_with_a_file(
+      sibling(target, ".tmp-" + std::to_string(pid_of_an_ended_process())));
+  std::ofstream(of_the_user / "notes.txt") << "mine";
 
   StagedDirectory out(target, run_output(), /*replace=*/false);
 
@@ -62,6 +66,7 @@ TEST(StagedDirectory, RemovesTheStagingThatAKilledProcessLeft) {
   EXPECT_TRUE(fs::exists(moved_aside / "log.jsonl"));
   EXPECT_TRUE(fs::exists(not_a_pid / "log.jsonl"));
   EXPECT_TRUE(fs::exists(of_another_output / "log.jsonl"));
+  EXPECT_TRUE(fs::exists(of_the_user / "notes.txt"));
   // Ours took its name locked, and nothing else.
   EXPECT_THROW(DirectoryLock::check_free(out.path()), UsageError);
   EXPECT_FALSE(fs::exists(sibling(out.path(), ".new")));
