@@ -165,6 +165,15 @@ nlohmann::json compare_agents(PetrelEpisodes& episodes, const fs::path& file,
           {"clusters", clusters}};
 }
 
+// Throws unless `file` is an evaluation that compare_agents wrote.
+void read_evaluation_file(const fs::path& file) {
+  std::ifstream in(file);
+  const nlohmann::json evaluation = nlohmann::json::parse(in);
+  for (const char* key : {"episodes", "mean_reward", "clusters"}) {
+    if (!evaluation.contains(key)) throw std::runtime_error(fmt::format("no {}", key));
+  }
+}
+
 void tune_petrel(const TunePetrelFlags& flags) {
   config::UserSettings settings;
   if (!flags.run.config_file.empty()) settings.add_file(flags.run.config_file);
@@ -179,6 +188,19 @@ void tune_petrel(const TunePetrelFlags& flags) {
                    fmt::format("hetps tune petrel trains the agent its episodes decide with; "
                                "leave {} out (train takes the agent file it writes)",
                                key));
+  }
+  for (const char* key : {"cluster.speeds", "cluster.link_gbps", "cluster.link_latency_ms"}) {
+    refuse_setting(settings, key,
+                   fmt::format("hetps tune petrel draws each episode's speeds and links (1-3 "
+                               "tiers of cluster.workers workers); leave {} out",
+                               key));
+  }
+  // An episode runs in memory: it writes no run directory, timeline or checkpoint.
+  for (const char* key :
+       {"run.name", "run.checkpoint_interval", "run.checkpoint_keep", "run.timeline_intervals"}) {
+    refuse_setting(
+        settings, key,
+        fmt::format("hetps tune petrel's episodes write no run directory; leave {} out", key));
   }
   PetrelEpisodes episodes(std::move(settings));
   check_names(episodes.job());
@@ -199,6 +221,8 @@ void tune_petrel(const TunePetrelFlags& flags) {
   const fs::path out = flags.run.out.empty() ? "runs/tune-petrel/agent.pt" : flags.run.out;
   check_output_file(out, "--out", "an agent file",
                     [](const fs::path& file) { model::load_agent_file(file); });
+  const fs::path evaluation_file = fs::path(out).concat(".evaluation.json");
+  check_output_file(evaluation_file, "--out", "an agent's evaluation file", read_evaluation_file);
   // Each runner is one thread of work: libtorch's own pools would only contend.
   model::set_compute_threads(1);
 
@@ -214,8 +238,6 @@ void tune_petrel(const TunePetrelFlags& flags) {
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
   model::save_agent_file(out, learner.copy(), space);
   const nlohmann::json evaluation = compare_agents(episodes, out, flags, signals);
-  fs::path evaluation_file = out;
-  evaluation_file += ".evaluation.json";
   config::write_file_atomically(evaluation_file, evaluation.dump(2) + '\n', "evaluation file");
   fmt::print("agent file: {}\nevaluation: {}\n", out.string(), evaluation_file.string());
 }

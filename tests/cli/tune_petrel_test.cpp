@@ -134,6 +134,34 @@ TEST(TunePetrel, OutThatIsNotAnAgentFileIsRefusedBeforeTraining) {
                                         ": the file exists and is not an agent file"));
   EXPECT_THAT(refused.output, Not(HasSubstr("[1/1]")));
   EXPECT_EQ(read_file(mine), "mine");
+
+  // Nor is the evaluation written beside the agent file one of the user's.
+  const fs::path agent = scratch / "agent.pt";
+  const fs::path evaluation = scratch / "agent.pt.evaluation.json";
+  std::ofstream(evaluation) << "mine";
+  const Outcome beside = run_hetps(with_tiny_job(
+      {"tune", "petrel", "--episodes", "1", "--held-out", "1", "--out", agent.string()}));
+  EXPECT_EQ(beside.exit_code, 2) << beside.output;
+  EXPECT_THAT(beside.output, HasSubstr("hetps: --out " + evaluation.string() +
+                                       ": the file exists and is not an agent's evaluation file"));
+  EXPECT_EQ(read_file(evaluation), "mine");
+  EXPECT_FALSE(fs::exists(agent));
+}
+
+// Each episode draws its own cluster and writes no run directory: settings of those would do
+// nothing.
+TEST(TunePetrel, SettingsTheEpisodesDoNotUseAreRefused) {
+  const ScratchDir scratch;
+  for (const std::string set :
+       {"cluster.speeds=[1, 0.5]", "cluster.link_gbps=[1]", "cluster.link_latency_ms=[1]",
+        "run.name=mine", "run.checkpoint_interval=1", "run.timeline_intervals=10"}) {
+    const Outcome given = run_hetps(
+        {"tune", "petrel", "--episodes", "1", "--set", set, "--out", (scratch / "a.pt").string()});
+    EXPECT_EQ(given.exit_code, 2) << given.output;
+    EXPECT_THAT(given.output, HasSubstr("--set " + set + ": hetps tune petrel")) << set;
+    EXPECT_THAT(given.output, HasSubstr("leave " + set.substr(0, set.find('=')) + " out"));
+  }
+  EXPECT_FALSE(fs::exists(scratch / "a.pt"));
 }
 
 // SIGINT ends the training after the episodes going on, with a message and no agent file.
