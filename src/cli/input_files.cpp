@@ -33,6 +33,9 @@ nlohmann::json input_file_digests(const config::Config& config) {
 
 std::string changed_input_file(const nlohmann::json& saved, const nlohmann::json& now) {
   for (const auto& [setting, digest] : saved.items()) {
+    // One that cannot be read now is not called changed: reading it for the run names what
+    // is wrong with it (missing, a directory).
+    if (now.contains(setting) && now.at(setting).at("fnv1a") == config::kUnreadableFile) continue;
     if (!now.contains(setting) || now.at(setting) != digest) {
       return fmt::format("{} ({})", setting, digest.value("file", std::string("?")));
     }

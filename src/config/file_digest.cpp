@@ -11,8 +11,14 @@ namespace hetps::config {
 
 std::string file_digest(const std::filesystem::path& file) {
   std::ifstream in(file, std::ios::binary);
-  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (!in.eof() && !in) return "unreadable";
+  std::string bytes;
+  try {
+    bytes.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  } catch (const std::ios_base::failure&) {
+    // libstdc++'s stream buffer throws where read() fails (EISDIR: a directory opens).
+    return kUnreadableFile;
+  }
+  if (!in.eof() && !in) return kUnreadableFile;
   return fmt::format("{:016x}", params::fnv1a(bytes));
 }
 

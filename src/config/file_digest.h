@@ -7,7 +7,9 @@
 
 namespace hetps::config {
 
-// "unreadable" when the file cannot be read to its end.
+inline constexpr const char* kUnreadableFile = "unreadable";
+
+// kUnreadableFile when the file cannot be read to its end: missing, a directory, ...
 std::string file_digest(const std::filesystem::path& file);
 
 }  // namespace hetps::config

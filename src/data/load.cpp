@@ -58,6 +58,9 @@ std::string missing_file_message(const fs::path& file, const config::DataConfig&
 DataSplit load_idx_dataset(const config::DataConfig& cfg) {
   for (const fs::path& file : data_files(cfg)) {
     std::error_code ec;
+    if (fs::is_directory(file, ec)) {
+      throw DataError(fmt::format("{}: is a directory, expected an IDX file", file.string()));
+    }
     if (!fs::is_regular_file(file, ec)) throw DataError(missing_file_message(file, cfg));
   }
   const int classes = is_own_dataset(cfg) ? cfg.classes : kPublishedClasses;

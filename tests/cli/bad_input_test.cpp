@@ -291,6 +291,34 @@ TEST(BadInput, BadTraceFileIsNamed) {
   EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
 }
 
+// A directory opens as a file does, and fails only when read.
+TEST(BadInput, ADirectoryWhereAFileIsExpectedIsNamed) {
+  const ScratchDir scratch;
+  const auto folder = scratch / "folder";
+  std::filesystem::create_directories(folder / "mnist" / "train-images-idx3-ubyte");
+  for (const char* file :
+       {"train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    std::ofstream(folder / "mnist" / file) << "never read";
+  }
+  const auto train = [&](const std::vector<std::string>& sets) {
+    std::vector<std::string> args = {"train", "--quiet", "--out", (scratch / "run").string()};
+    for (const std::string& set : sets) args.insert(args.end(), {"--set", set});
+    return run_hetps(testing::tiny_run(args));
+  };
+  expect_bad_input(train({"cluster.trace=" + folder.string()}),
+                   "hetps: cluster.trace '" + folder.string() +
+                       "': a directory; expected a CSV "
+                       "file");
+  expect_bad_input(train({"protocol.name=petrel", "protocol.agent=learned",
+                          "protocol.agent_file=" + folder.string()}),
+                   folder.string() + ": a directory; expected an agent file");
+  expect_bad_input(run_hetps({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
+                              "data.name=mnist", "--set", "data.dir=" + folder.string()}),
+                   (folder / "mnist" / "train-images-idx3-ubyte").string() +
+                       ": is a directory, expected an IDX file");
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
+}
+
 TEST(BadInput, OutInsideAFileIsNamed) {
   const ScratchDir scratch;
   const auto file = scratch / "file";

@@ -187,6 +187,14 @@ TEST(Resume, AChangedInputFileIsRefused) {
   EXPECT_EQ(changed.exit_code, 2) << changed.output;
   EXPECT_THAT(changed.output, HasSubstr("was taken while cluster.trace (" + trace.string() +
                                         ") held other contents than it holds now"));
+  // One that cannot be read is named for what it is.
+  std::filesystem::remove(trace);
+  std::filesystem::create_directory(trace);
+  const Outcome directory = run_hetps({"train", "--quiet", "--resume", run.string()});
+  EXPECT_EQ(directory.exit_code, 2) << directory.output;
+  EXPECT_THAT(directory.output, HasSubstr("cluster.trace '" + trace.string() +
+                                          "': a directory; expected a CSV file"));
+  std::filesystem::remove(trace);
   write_trace("1.0");
   const Outcome restored = run_hetps({"train", "--quiet", "--resume", run.string()});
   EXPECT_EQ(restored.exit_code, 0) << restored.output;
