@@ -1,5 +1,7 @@
 #include "report/run_log_file.h"
 
+#include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <string>
@@ -48,6 +50,30 @@ class LogLine {
     return record_.at(key).get<double>();
   }
 
+  // A run's time: from 0, as its clock starts there.
+  double time() const {
+    const double time = number("time");
+    if (!(time >= 0) || !std::isfinite(time)) {
+      throw ReportInputError(
+          fmt::format("{}: expected a \"time\" of 0 s or more in this {} record, got {}", where_,
+                      type(), time));
+    }
+    return time;
+  }
+
+  int64_t count(const char* key) const {
+    if (!record_.contains(key) || !record_.at(key).is_number_unsigned()) {
+      throw ReportInputError(fmt::format(
+          "{}: expected a \"{}\" whole number >= 0 in this {} record", where_, key, type()));
+    }
+    const uint64_t value = record_.at(key).get<uint64_t>();
+    if (value > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())) {
+      throw ReportInputError(
+          fmt::format("{}: expected a \"{}\" below 2^63 in this {} record", where_, key, type()));
+    }
+    return static_cast<int64_t>(value);
+  }
+
   // A loss, which a diverged run logs as null (JSON has no NaN): NaN then.
   double loss(const char* key) const {
     if (record_.contains(key) && record_.at(key).is_null()) {
@@ -75,11 +101,10 @@ RunLogFile read_run_log(const std::filesystem::path& file) {
     const LogLine record(file, line, text);
     const std::string type = record.type();
     if (type == "eval") {
-      log.evaluations.push_back({record.number("time"),
-                                 static_cast<int64_t>(record.number("samples")),
+      log.evaluations.push_back({record.time(), record.count("samples"),
                                  record.number("test_accuracy"), record.loss("train_loss")});
     } else {
-      log.events.push_back({record.number("time"), type});
+      log.events.push_back({record.time(), type});
     }
   }
   if (log.evaluations.empty()) {

@@ -36,6 +36,13 @@ class Fields {
       fail(key, "a count below 2^63", object_.at(key));
     return static_cast<int64_t>(value);
   }
+  // A count kept as an int (the workers).
+  int positive_int(const char* key) const {
+    const int64_t value = count(key);
+    if (value < 1 || value > std::numeric_limits<int>::max())
+      fail(key, "a whole number from 1 to 2^31 - 1", object_.at(key));
+    return static_cast<int>(value);
+  }
   std::string text(const char* key) const {
     const json& value = at(key, "a string");
     if (!value.is_string()) fail(key, "a string", value);
@@ -123,7 +130,7 @@ SummaryFile read_summary_file(const std::filesystem::path& file) {
   s.protocol = fields.text("protocol");
   s.run_name = fields.text("run_name");
   s.engine = fields.text("engine");
-  s.workers = static_cast<int>(fields.count("workers"));
+  s.workers = fields.positive_int("workers");
   s.seed = fields.whole("seed");
   s.final_accuracy = fields.number("final_accuracy");
   s.best_accuracy = fields.number("best_accuracy");

@@ -130,6 +130,27 @@ TEST(RunReaderTest, ALogRecordWithoutItsTimeIsNamedByFileAndLine) {
                                     (run / "log.jsonl").string(), line)));
 }
 
+// Found by hand: a negative time reached gnuplot, which refused the plot's range naming
+// neither file; a negative sample count was read as a huge one.
+TEST(RunReaderTest, ALogRecordBeforeTheStartOrOfNegativeSamplesIsNamedByFileAndLine) {
+  const ScratchDirectory scratch;
+  const auto run = scratch.copy_fixture("sync-switch-old", "run");
+  const std::string log = read_text(run / "log.jsonl");
+  const size_t line = lines_of(run / "log.jsonl").size() + 1;
+  write_text(run / "log.jsonl", log + "{\"type\": \"phase\", \"time\": -0.5}\n");
+  EXPECT_THAT(error_reading({run}),
+              HasSubstr(fmt::format("{}:{}: expected a \"time\" of 0 s or more in this phase "
+                                    "record, got -0.5",
+                                    (run / "log.jsonl").string(), line)));
+  write_text(run / "log.jsonl", log +
+                                    "{\"type\": \"eval\", \"time\": 1, \"samples\": -4, "
+                                    "\"test_accuracy\": 0.5, \"train_loss\": 1}\n");
+  EXPECT_THAT(error_reading({run}),
+              HasSubstr(fmt::format("{}:{}: expected a \"samples\" whole number >= 0 in this eval "
+                                    "record",
+                                    (run / "log.jsonl").string(), line)));
+}
+
 TEST(RunReaderTest, ASummaryFieldOfTheWrongKindIsNamed) {
   const ScratchDirectory scratch;
   const auto run = scratch.copy_fixture("sapus", "sapus");
@@ -139,6 +160,18 @@ TEST(RunReaderTest, ASummaryFieldOfTheWrongKindIsNamed) {
   EXPECT_THAT(error_reading({run}),
               HasSubstr((run / "summary.json").string() +
                         ": \"final_accuracy\" must be a number, got \"high\""));
+
+  // Found by hand: 4e9 workers were read as -294967296.
+  summary =
+      nlohmann::json::parse(read_text(scratch.copy_fixture("sapus", "again") / "summary.json"));
+  for (const int64_t workers : {int64_t{4'000'000'000}, int64_t{0}}) {
+    summary["workers"] = workers;
+    write_text(run / "summary.json", summary.dump());
+    EXPECT_THAT(error_reading({run}),
+                HasSubstr((run / "summary.json").string() +
+                          ": \"workers\" must be a whole number from 1 to 2^31 - 1, got " +
+                          std::to_string(workers)));
+  }
 }
 
 TEST(RunReaderTest, ADirectoryThatIsNoRunIsNamed) {
