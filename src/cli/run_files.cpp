@@ -10,6 +10,7 @@
 #include "cli/usage_error.h"
 #include "config/atomic_file.h"
 #include "config/toml_writer.h"
+#include "params/fnv1a.h"
 
 namespace hetps::cli {
 namespace {
@@ -83,7 +84,9 @@ std::string run_directory_name(std::string_view run_name) {
         std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
     if (!safe) c = '_';
   }
-  return name;
+  if (name.size() <= kLongestRunDirectoryName) return name;
+  const std::string digest = fmt::format("-{:016x}", params::fnv1a(run_name));
+  return name.substr(0, kLongestRunDirectoryName - digest.size()) + digest;
 }
 
 }  // namespace hetps::cli

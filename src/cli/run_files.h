@@ -46,7 +46,11 @@ class RunLog : public engine::RunListener {
   uint64_t bytes_ = 0;
 };
 
-// A directory name for a run name: "ssp:staleness=8" -> "ssp_staleness_8".
+// A directory name for a run name: "ssp:staleness=8" -> "ssp_staleness_8". One longer than
+// kLongestRunDirectoryName (an entry naming a policy file by a long path) is cut, and told
+// apart from others cut alike by a digest of the whole name: a file system takes 255 bytes a
+// name, and a staging directory adds ".tmp-<pid>.new" to it.
+inline constexpr size_t kLongestRunDirectoryName = 200;
 std::string run_directory_name(std::string_view run_name);
 
 }  // namespace hetps::cli
