@@ -202,10 +202,10 @@ metrics::Summary train_planned_run(const PlannedRun& run, const std::filesystem:
   std::optional<StagedDirectory> staged;
   if (!point) {
     // What a stopped run left holds no checkpoint to go on from: it runs again from the start,
-    // unless another process still writes it.
+    // replacing it as --force would, so not where another process still writes it or where it
+    // holds what no run writes.
     DirectoryLock::check_free(run_dir);
-    std::filesystem::remove_all(run_dir);
-    staged.emplace(run_dir, run_output(), /*replace=*/false);
+    staged.emplace(run_dir, run_output(), /*replace=*/true, "--resume");
   }
   ProgressDisplay progress(progress_style(quiet, config), label, config, std::cout);
   const metrics::Summary summary = stoppable(

@@ -60,6 +60,34 @@ TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
   EXPECT_TRUE(std::filesystem::exists(out / "report/report.html"));
 }
 
+// A run to start again replaces what its stopped run left as --force would: not a file of the
+// user's put there, nor one in the place of its directory.
+TEST(CompareResume, AnUnfinishedRunHoldingWhatNoRunWritesIsRefused) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome first =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string()}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::filesystem::remove(out / "summary.csv");
+  std::filesystem::remove(out / "asp/seed-1/summary.json");
+  std::ofstream(out / "asp/seed-1/notes.txt") << "mine";
+
+  const Outcome kept = run_hetps({"compare", "--quiet", "--resume", out.string()});
+  EXPECT_EQ(kept.exit_code, 2) << kept.output;
+  EXPECT_THAT(kept.output, HasSubstr("refusing to replace " + (out / "asp/seed-1").string() +
+                                     ": it holds notes.txt, which is not part of a hetps run "
+                                     "directory"));
+  EXPECT_EQ(read_file(out / "asp/seed-1/notes.txt"), "mine");
+
+  std::filesystem::remove_all(out / "asp");
+  std::ofstream(out / "asp") << "mine";
+  const Outcome damaged = run_hetps({"compare", "--quiet", "--resume", out.string()});
+  EXPECT_EQ(damaged.exit_code, 2) << damaged.output;
+  EXPECT_THAT(damaged.output, HasSubstr((out / "asp/seed-1").string()));
+  EXPECT_THAT(damaged.output, HasSubstr("Not a directory"));
+  EXPECT_EQ(read_file(out / "asp"), "mine");
+}
+
 // A comparison still going holds its directory: a resume of it is refused at once, before it
 // runs anything again.
 TEST(CompareResume, AComparisonStillGoingRefusesAResume) {
