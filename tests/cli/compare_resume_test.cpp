@@ -29,12 +29,18 @@ using testing::ScratchDir;
 using testing::summary_without_wall_clock;
 using testing::tiny_run;
 
-TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
-  const ScratchDir scratch;
+// A finished comparison of bsp and asp, one seed each, in `scratch`/cmp.
+std::filesystem::path finished_comparison(const ScratchDir& scratch) {
   const auto out = scratch / "cmp";
   const Outcome first =
       run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string()}));
-  ASSERT_EQ(first.exit_code, 0) << first.output;
+  EXPECT_EQ(first.exit_code, 0) << first.output;
+  return out;
+}
+
+TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
+  const ScratchDir scratch;
+  const auto out = finished_comparison(scratch);
   const std::string bsp_summary = read_file(out / "bsp/seed-1/summary.json");
   const nlohmann::json asp_summary = summary_without_wall_clock(out / "asp/seed-1");
   const std::string csv = read_file(out / "summary.csv");
@@ -64,10 +70,7 @@ TEST(CompareResume, KeepsTheFinishedRunsAndRunsTheUnfinishedOneAgain) {
 // user's put there, nor one in the place of its directory.
 TEST(CompareResume, AnUnfinishedRunHoldingWhatNoRunWritesIsRefused) {
   const ScratchDir scratch;
-  const auto out = scratch / "cmp";
-  const Outcome first =
-      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string()}));
-  ASSERT_EQ(first.exit_code, 0) << first.output;
+  const auto out = finished_comparison(scratch);
   std::filesystem::remove(out / "summary.csv");
   std::filesystem::remove(out / "asp/seed-1/summary.json");
   std::ofstream(out / "asp/seed-1/notes.txt") << "mine";
