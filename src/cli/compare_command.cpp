@@ -109,7 +109,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
     const config::Config config = config::resolve(settings, {.skip_foreign_params = true});
-    check_names(config);
+    check_names(config, &settings);
     // Refused here, before the comparison's directory is written; the engine would refuse the
     // first run (MPI is not started for compare).
     if (config.engine == "mpi") {

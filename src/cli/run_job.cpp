@@ -50,12 +50,16 @@ class BothListeners : public engine::RunListener {
 
 }  // namespace
 
-void check_names(const config::Config& config) {
-  const auto check = [](std::string_view key, const auto& names, const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) {
-      throw config::ConfigError(
-          fmt::format("{} must be one of: {}, got \"{}\"", key, fmt::join(names, ", "), name));
+void check_names(const config::Config& config, const config::UserSettings* settings) {
+  const auto check = [&](std::string_view key, const auto& names, const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) != names.end()) return;
+    std::string message =
+        fmt::format("{} must be one of: {}, got \"{}\"", key, fmt::join(names, ", "), name);
+    if (const std::optional<std::string> where =
+            settings ? settings->where_set(key) : std::nullopt) {
+      message = fmt::format("{}: {}", *where, message);
     }
+    throw config::ConfigError(message);
   };
   check("model.name", model::model_names(), config.model.name);
   check("data.name", data::kDatasetNames, config.data.name);

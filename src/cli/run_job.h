@@ -9,6 +9,7 @@
 #include "cli/run_checkpoints.h"
 #include "cli/staged_directory.h"
 #include "config/config.h"
+#include "config/settings.h"
 #include "engine/engine.h"
 #include "metrics/records.h"
 
@@ -16,7 +17,9 @@ namespace hetps::cli {
 
 // Throws ConfigError when `model.name` is not a registered model or `data.name` not a known
 // data set: the checks the libtorch-free config layer cannot make. Call it before loading data.
-void check_names(const config::Config& config);
+// With the `settings` the config was resolved from, the message names where the name was set
+// ("--set model.name=x: ...", or the file and line), as the config layer's own do.
+void check_names(const config::Config& config, const config::UserSettings* settings = nullptr);
 
 // Loads the data and trains `config` on its engine, reporting to `listener`. A missing or
 // corrupt data file or `cluster.trace` is bad input: it throws UsageError with the

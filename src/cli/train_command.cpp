@@ -145,11 +145,12 @@ void train(const RunFlags& flags) {
   // A policy file searched on another job still sets x, as asked (a job that changed a little
   // may keep its policy), but the user hears which settings differ: once, from rank 0 on mpi.
   std::vector<std::string> warnings;
+  const config::UserSettings settings = resuming ? config::UserSettings() : user_settings(flags);
   const config::Config config =
       resuming ? config_to_resume(flags)
-               : config::resolve(user_settings(flags),
+               : config::resolve(settings,
                                  {.warn = [&](const std::string& w) { warnings.push_back(w); }});
-  check_names(config);
+  check_names(config, &settings);
   const bool primary = engine::is_primary_process(config);
   if (primary) {
     for (const std::string& warning : warnings) fmt::print(stderr, "hetps: warning: {}\n", warning);

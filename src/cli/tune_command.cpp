@@ -152,7 +152,7 @@ void tune_sync_switch(const TuneFlags& flags) {
   // after it), except for the part of a round by which S may exceed round(S), and for a
   // transient straggler's excursion if the user chose an online policy, as the job would too.
   const config::Config bsp = job_at(user, 1);
-  check_names(bsp);
+  check_names(bsp, &user);
   if (bsp.engine == "mpi") {
     throw UsageError(
         "engine = \"mpi\": hetps tune runs its candidates one after another in one process, "

@@ -91,12 +91,16 @@ TEST(BadInput, OutOfRange) {
 TEST(BadInput, UnknownNamesListTheChoices) {
   expect_bad_input(train_with({"protocol.name=gossip"}),
                    "protocol.name must be one of: bsp, asp, ssp, ");
+  // Each message names where the value was set, as for every other key.
   const Outcome model = train_with({"model.name=vgg"});
-  expect_bad_input(model, "model.name must be one of: ");
+  expect_bad_input(model, "hetps: --set model.name=vgg: model.name must be one of: ");
   EXPECT_THAT(model.output, HasSubstr("mlp"));
   EXPECT_THAT(model.output, HasSubstr("got \"vgg\""));
   expect_bad_input(train_with({"data.name=cifar"}),
-                   "data.name must be one of: fashion-mnist, idx, mnist, synthetic, got \"cifar\"");
+                   "hetps: --set data.name=cifar: data.name must be one of: fashion-mnist, idx, "
+                   "mnist, synthetic, got \"cifar\"");
+  expect_bad_input(run_hetps({"compare", "--protocols", "bsp", "--set", "data.name=cifar"}),
+                   "hetps: --set data.name=cifar: data.name must be one of: ");
   expect_bad_input(train_with({"engine=gpu"}),
                    "engine must be one of: sim, threads, mpi, got \"gpu\"");
   expect_bad_input(train_with({"cluster.scenario=cloud"}),
