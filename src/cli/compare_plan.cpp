@@ -78,6 +78,13 @@ ComparePlan read_compare_plan(const std::filesystem::path& dir) {
       settings.add_text(fields.text(runs[i], "config", path + ".config"),
                         fmt::format("{}: {}.config", file.string(), path));
       plan.runs.push_back(planned_run(config::resolve(settings, {.written_by_hetps = true})));
+      // Two runs in one directory would write over each other.
+      for (size_t earlier = 0; earlier + 1 < plan.runs.size(); ++earlier) {
+        if (plan.runs[earlier].directory == plan.runs.back().directory) {
+          throw refuse(fmt::format("runs[{}] and {} are the same run (run.name and seed), {}",
+                                   earlier, path, plan.runs.back().directory));
+        }
+      }
     }
     if (json.contains("timeline_window")) {
       plan.report.timeline_window =

@@ -179,6 +179,8 @@ TEST(CompareResume, ABrokenPlanIsNamedWithWhatIsWrong) {
             plan + ": runs[0].config must be a string, got 7"},
            {R"({"format": 1, "runs": {}})", plan + ": runs must be a list of runs, got {}"},
            {R"({"format": "1", "runs": []})", plan + ": format must be 1, got \"1\""},
+           {R"({"format": 1, "runs": [{"config": ""}, {"config": "[train]\nlr = 0.1\n"}]})",
+            plan + ": runs[0] and runs[1] are the same run (run.name and seed), bsp/seed-1"},
            {R"([1])", plan + ": the plan must be a JSON object, got [1]"}}) {
     std::ofstream(out / kComparePlanFile) << text;
     outcome = run_hetps({"compare", "--resume", out.string()});
