@@ -147,6 +147,9 @@ void tune_sync_switch(const TuneFlags& flags) {
                  "protocol.name out");
   refuse_setting(user, "protocol.bsp_fraction",
                  "hetps tune sync-switch searches protocol.bsp_fraction; leave it out");
+  refuse_setting(user, "protocol.policy_file",
+                 "hetps tune sync-switch writes the policy file (--out) that its search chooses; "
+                 "leave protocol.policy_file out");
   // x = 1 gives BSP the whole budget, round(S) rounds (sync_switch.h), so the run is BSP's: it
   // switches only as the budget runs out (its log's one `phase` record, with no ASP update
   // after it), except for the part of a round by which S may exceed round(S), and for a

@@ -244,6 +244,11 @@ TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
   EXPECT_EQ(name.exit_code, 2) << name.output;
   EXPECT_THAT(name.output, HasSubstr("hetps: --set protocol.name=bsp: hetps tune sync-switch "
                                      "runs protocol sync_switch"));
+  args.back() = "protocol.policy_file=mine.json";
+  const Outcome policy = run_hetps(args);
+  EXPECT_EQ(policy.exit_code, 2) << policy.output;
+  EXPECT_THAT(policy.output, HasSubstr("hetps: --set protocol.policy_file=mine.json: hetps tune "
+                                       "sync-switch writes the policy file"));
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
