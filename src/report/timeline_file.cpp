@@ -4,6 +4,7 @@
 #include <cmath>
 #include <fstream>
 #include <string>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -104,14 +105,23 @@ std::optional<std::vector<TimelineRow>> read_timeline_file(const std::filesystem
   if (!std::filesystem::exists(file)) return std::nullopt;
   std::ifstream in(file);
   if (!in) throw ReportInputError(fmt::format("{}: unreadable", file.string()));
+  // A file edited on Windows or saved by a spreadsheet ends its lines with CRLF, and may begin
+  // with a byte order mark: the other files a report reads (JSON) take both.
+  const auto next_line = [&in](std::string& text) {
+    if (!std::getline(in, text)) return false;
+    if (text.ends_with('\r')) text.pop_back();
+    return true;
+  };
   std::string text;
-  std::getline(in, text);
+  next_line(text);
+  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
+  if (text.starts_with(kByteOrderMark)) text.erase(0, kByteOrderMark.size());
   if (text != kTimelineHeader) {
     throw ReportInputError(fmt::format("{}:1: expected the header \"{}\", got \"{}\"",
                                        file.string(), kTimelineHeader, text));
   }
   std::vector<TimelineRow> intervals;
-  for (int line = 2; std::getline(in, text); ++line) {
+  for (int line = 2; next_line(text); ++line) {
     const CsvLine row(file, line, text);
     const TimelineRow interval = row.interval(workers);
     if (!intervals.empty() && !in_order(intervals.back(), interval)) {

@@ -65,6 +65,16 @@ TEST(TimelineFileTest, ReadsEveryRowOfTheFixturesTimeline) {
   EXPECT_EQ(runs[0].timeline->cycle_stride, 1);
 }
 
+TEST(TimelineFileTest, CrlfLineEndsAndAByteOrderMarkReadAsTheFileWithout) {
+  const ScratchDirectory scratch;
+  const fs::path run = scratch.copy_fixture("compare-bsp-asp/bsp/seed-1", "run");
+  std::string crlf = "\xEF\xBB\xBF";
+  for (const std::string& line : lines_of(run / "timeline.csv")) crlf += line + "\r\n";
+  write_text(run / "timeline.csv", crlf);
+  EXPECT_EQ(read_runs({run})[0].timeline->intervals,
+            read_runs({fixture("compare-bsp-asp/bsp/seed-1")})[0].timeline->intervals);
+}
+
 TEST(TimelineFileTest, ARunWithoutTimelineCsvHasNoTimeline) {
   const std::vector<RunRecord> runs = read_runs({fixture("sync-switch-old")});
   ASSERT_EQ(runs.size(), 1u);
