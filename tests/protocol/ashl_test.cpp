@@ -161,6 +161,21 @@ TEST_F(AshlTest, SwitchesAtTheFirstCommitWhereTheGlobalLossReachesThePresetAndNe
   EXPECT_EQ(actions_.events_of_type("phase").size(), 1u);
 }
 
+// The first global loss is the mean of the first M = 3 commits' losses, (9 + 3 + 3) / 3 = 5,
+// not the first commit's 9: the preset is 2.5, which losses of 3 do not reach.
+TEST_F(AshlTest, TheFirstGlobalLossIsTheMeanOfTheFirstMCommits) {
+  start({{"loss_preset", 0.5}});
+  commit(0, 1, 9.0);
+  commit(1, 1, 3.0);
+  commit(2, 1, 3.0);
+  commit_rounds(3, 3.0);
+  EXPECT_TRUE(actions_.events_of_type("phase").empty());
+  commit_rounds(1, 1.0);
+  const auto phases = actions_.events_of_type("phase");
+  ASSERT_EQ(phases.size(), 1u);
+  EXPECT_DOUBLE_EQ(phases[0].details.at("loss_preset").get<double>(), 2.5);
+}
+
 TEST_F(AshlTest, AnAbsolutePresetComparesTheLossItself) {
   start({{"loss_preset", 0.9}, {"loss_preset_relative", std::string("no")}});
   commit_rounds(3, 1.0);
@@ -220,6 +235,55 @@ TEST_F(AshlTest, PlansAgainWhenAWorkersStepTimeDrifts) {
   EXPECT_EQ(profiles[1].details.at("reason"), "drift");
   // Planned again at the first slow commit: the window's mean (1 ms + 3 ms) / 2 drifted 100%.
   EXPECT_DOUBLE_EQ(profiles[1].details.at("times").at(0).at("t_iter").get<double>(), 2 * kIter[0]);
+}
+
+// spec: the drift is |now − planned| / planned; a worker four times faster drifts too.
+TEST_F(AshlTest, PlansAgainWhenAWorkerBecomesFaster) {
+  start({{"loss_preset", 0.0}, {"window", 2.0}, {"reprofile_drift", 0.5}});
+  commit_rounds(3);
+  ASSERT_EQ(actions_.events_of_type("profile").size(), 1u);
+  for (int k = 0; k < 2; ++k) {
+    UpdateInfo update;
+    update.worker = 0;
+    update.id = next_id_++;
+    update.clock = ++clocks_[0];
+    update.steps = 4;
+    update.compute_seconds = kIter[0];
+    update.push_seconds = kPush[0];
+    update.pull_seconds = kPull;
+    testing::push(*ashl_, actions_, update);
+  }
+  const auto profiles = actions_.events_of_type("profile");
+  ASSERT_EQ(profiles.size(), 2u);
+  EXPECT_EQ(profiles[1].details.at("reason"), "drift");
+}
+
+// Workers 0 and 2 compress in AHL and push in a tenth of the time; the plan made when worker 1
+// dies still takes the dense push times measured while profiling.
+TEST_F(AshlTest, CompressedPushTimesStayOutOfTPush) {
+  start({{"loss_preset", 0.0}});
+  commit_rounds(3);
+  commit(0, 1);  // the last profiling plans: AHL's follow
+  commit(1, 1);
+  for (int w : {0, 2}) {
+    ASSERT_LT(last_plan(w).keep_ratio, 1.0) << w;
+    UpdateInfo update;
+    update.worker = w;
+    update.id = next_id_++;
+    update.clock = ++clocks_[w];
+    update.steps = last_plan(w).max_local_steps;
+    update.compute_seconds = kIter[w] * update.steps;
+    update.push_seconds = kPush[w] / 10;
+    update.pull_seconds = kPull;
+    testing::push(*ashl_, actions_, update);
+  }
+  ashl_->on_worker_failed(1, actions_);
+  const auto profiles = actions_.events_of_type("profile");
+  ASSERT_EQ(profiles.size(), 2u);
+  const auto& times = profiles[1].details.at("times");
+  ASSERT_EQ(times.size(), 2u);
+  EXPECT_DOUBLE_EQ(times[0].at("t_push").get<double>(), kPush[0]);
+  EXPECT_DOUBLE_EQ(times[1].at("t_push").get<double>(), kPush[2]);
 }
 
 TEST_F(AshlTest, ProfilingCountsMeasuredCommitsBeyondTheWindow) {

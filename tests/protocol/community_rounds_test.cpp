@@ -114,6 +114,18 @@ TEST(CommunityRoundsTest, TheStalenessBoundHoldsAFastCommunity) {
   EXPECT_EQ(rounds.rounds(), (std::vector<int64_t>{3, 1}));
 }
 
+// Community 1's only member dies: its rounds stop for good, and no longer bound community 0's.
+TEST(CommunityRoundsTest, ACommunityWhoseMembersAllDiedHoldsNoOtherBack) {
+  CommunityRounds rounds(2, 2, {{{0}, {1}}, true});
+  RecordingActions actions;
+  pull_all(rounds, actions, 2);
+  rounds.on_worker_failed(1, actions);
+  actions.take_replied_workers();
+  for (int id = 0; id < 10; ++id) push(rounds, actions, update_of(0, id));
+  EXPECT_EQ(actions.take_replied_workers(), std::vector<int>(10, 0));
+  EXPECT_EQ(rounds.rounds(), (std::vector<int64_t>{10, 0}));
+}
+
 TEST(CommunityRoundsTest, ARegroupWaitsForTheRoundsInProgressAndLosesNoUpdate) {
   CommunityRounds rounds(4, kUnbounded, {{{0, 1}, {2, 3}}, false});
   RecordingActions actions;

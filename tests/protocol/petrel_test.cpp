@@ -176,6 +176,25 @@ TEST(PetrelTest, AWorkerWhoseStepTimeDriftsIsRegroupedWithoutWaitingForTheInterv
   EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{3, 0, 2}, {1}}));
 }
 
+// Drift is up or down: worker 0's round trip falls from 0.11 s to 0.05 s, its feature from
+// 0.11 / 0.105 (of the median) to 0.05 / 0.1, and with the fastest link it leads its community.
+TEST(PetrelTest, AWorkerWhoseLinkSpeedsUpIsRegroupedForDrift) {
+  ProfiledPetrel started(
+      {{"profile_steps", 1.0}, {"aggregate_at", std::string("server")}, {"window", 1.0}});
+  auto& [petrel, actions, id] = started;
+  for (int r = 0; r < 8 && actions.events_of_type("regroup").size() < 3; ++r) {
+    for (int w = 0; w < 4; ++w) {
+      push(*petrel, actions, step_of(w, id++, kStep[w], w == 0 ? 0.05 : kRoundTrip[w]));
+    }
+  }
+  const auto records = actions.events_of_type("regroup");
+  ASSERT_EQ(records.size(), 3u);
+  EXPECT_EQ(records[2].details.at("reason"), "drift");
+  EXPECT_EQ(records[2].details.at("worker"), 0);
+  EXPECT_NEAR(records[2].details.at("drift").get<double>(), (0.11 / 0.105) / 0.5 - 1, 1e-9);
+  EXPECT_EQ(records[2].details.at("communities"), nlohmann::json({{0, 1}, {3, 2}}));
+}
+
 TEST(PetrelTest, SteadyWorkersAreNotRegroupedForDrift) {
   // Worker 0's step wavers by 30%: its feature by less than the threshold's factor 1.5.
   EXPECT_EQ(rounds_until_drift([](int r) { return r % 2 == 0 ? 1.3 : 1.0; }, 8).size(), 2u);

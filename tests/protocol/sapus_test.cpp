@@ -104,6 +104,16 @@ TEST(ThresholdWindowTest, ALossBetweenTheBoundsKeepsTheta) {
   EXPECT_DOUBLE_EQ(window.theta(), 1e-3);
 }
 
+// spec: θ is relaxed when the drop *exceeds* fast_drop; 5 then 3 drops by exactly 2 / 4.
+TEST(ThresholdWindowTest, ADropOfExactlyFastDropKeepsTheta) {
+  ThresholdRule rule = rule_of_window(2);
+  rule.fast_drop = 0.5;
+  ThresholdWindow window(rule, 1e-3);
+  window.observe(5.0);
+  EXPECT_EQ(window.observe(3.0), 0.5);
+  EXPECT_DOUBLE_EQ(window.theta(), 1e-3);
+}
+
 TEST(ThresholdWindowTest, ThetaStaysInItsRange) {
   ThresholdWindow falling(rule_of_window(2), 1e-3);
   for (int w = 0; w < 20; ++w) {

@@ -12,6 +12,7 @@
 namespace hetps::protocol {
 namespace {
 
+using testing::push;
 using testing::RecordingActions;
 using testing::update_from;
 
@@ -125,6 +126,21 @@ TEST(SspTest, ADeadWorkersHeldPullIsNeverAnswered) {
   std::vector<int> answered = actions.take_replied_workers();
   std::ranges::sort(answered);
   EXPECT_EQ(answered, (std::vector<int>{1, 2}));
+}
+
+// s = 0: workers 0 and 1 wait for worker 2's first push; its death lets both go at once.
+TEST(SspTest, ALaggardsDeathReleasesTheHeldPulls) {
+  StalenessBounded ssp("ssp", 0);
+  RecordingActions actions;
+  ssp.start(RunShape{3, 0, 1}, actions);
+  for (int w = 0; w < 3; ++w) ssp.on_pull_request(w, actions);
+  actions.take_replied_workers();
+  for (int w = 0; w < 2; ++w) push(ssp, actions, update_from(w, w));
+  ASSERT_TRUE(actions.take_replied_workers().empty()) << "workers 0 and 1 must wait";
+  ssp.on_worker_failed(2, actions);
+  std::vector<int> answered = actions.take_replied_workers();
+  std::ranges::sort(answered);
+  EXPECT_EQ(answered, (std::vector<int>{0, 1}));
 }
 
 // A dead worker's update that was on its way when it died is dropped, not applied.

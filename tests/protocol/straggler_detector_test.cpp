@@ -70,6 +70,15 @@ TEST(StragglerDetectorTest, AnEpisodeLongerThanTheHistoryStaysOutOfTheProfile) {
   EXPECT_EQ(changes[1].second, StragglerDetector::Change::Cleared);
 }
 
+// spec: flagged when the recent step time *exceeds* factor × the profiled one. The window
+// (1, 1, 1, 1, 3.5) has a mean of exactly 1.5 × the profiled 1 s.
+TEST(StragglerDetectorTest, ARecentTimeOfExactlyTheFactorIsNotFlagged) {
+  StragglerDetector detector(1, {.factor = 1.5, .window = 5});
+  for (int step = 0; step < 5; ++step) detector.observe(0, 1.0, step);
+  EXPECT_EQ(detector.observe(0, 3.5, 5), StragglerDetector::Change::None);
+  EXPECT_FALSE(detector.is_straggler(0));
+}
+
 TEST(StragglerDetectorTest, BeforeAnyEpisodeEndsTheMeanIsTheFallback) {
   StragglerDetector detector(1, {});
   EXPECT_EQ(detector.mean_episode_seconds(12.5), 12.5);

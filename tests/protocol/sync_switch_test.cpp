@@ -3,8 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <memory>
+#include <numeric>
 #include <queue>
 #include <set>
 #include <string>
@@ -286,6 +288,102 @@ TEST(SyncSwitchTest, GreedyReturnsToBspWhenTheStragglerDies) {
   EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone"}));
   driver.run_updates(2 * 200);
   EXPECT_EQ(driver.rounds(), 100);
+}
+
+// Worker 0 is always slowest, so the straggler (worker 2) is detected with its own update in a
+// round still waiting for worker 0's: that round's updates go to ASP, none is dropped.
+TEST(SyncSwitchTest, LeavingMidRoundAppliesTheRoundsUpdatesAsAsp) {
+  auto protocol =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}});
+  const auto behind_worker_0 = [](int worker, double now) {
+    if (worker == 0) return 4.0;
+    return worker == 2 && now >= 30 ? 3.0 : 1.0;
+  };
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, behind_worker_0);
+  int pushed = 0;
+  while (driver.phases().empty()) {
+    driver.run_updates(1);
+    ++pushed;
+  }
+  ASSERT_EQ(driver.phases(), (std::vector<std::string>{"asp:straggler"}));
+  ASSERT_NE(pushed % 3, 0) << "the switch must come mid-round";
+  std::vector<int> applied;
+  for (const auto& order : driver.actions.applied) {
+    applied.insert(applied.end(), order.update_ids.begin(), order.update_ids.end());
+  }
+  std::ranges::sort(applied);
+  std::vector<int> every_update(static_cast<size_t>(pushed));
+  std::iota(every_update.begin(), every_update.end(), 0);
+  EXPECT_EQ(applied, every_update);
+  EXPECT_TRUE(driver.actions.discarded.empty());
+}
+
+// Once the budget has moved the run to ASP, a straggler is only recorded: there is no BSP to
+// leave, and no switch to charge.
+TEST(SyncSwitchTest, ADetectionInAspSwitchesNothing) {
+  auto protocol =
+      make_protocol("sync_switch", {{"bsp_fraction", 0.05}, {"online", std::string("greedy")}});
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);  // 10 BSP rounds
+  driver.run_updates(3 * 60);
+  EXPECT_EQ(driver.switch_story(),
+            (std::vector<std::string>{"asp:budget", "detected 2", "cleared 2"}));
+  EXPECT_EQ(driver.actions.switches_charged, 1);
+}
+
+// Worker 2 normally takes 2 s, the others 1 s: T is worker 2's own profiled 2 s, so BSP loses
+// D·(1 − 2/3.6) = 4D/9 to it, 1.78 s with D = 4 s: under twice the overhead, it stays.
+TEST(SyncSwitchTest, ElasticCountsTheStragglersOwnProfiledStepInT) {
+  const auto slowest_slows_down = [](int worker, double now) {
+    if (worker != 2) return 1.0;
+    return now >= 30 && now < 50 ? 6.0 : 2.0;
+  };
+  auto protocol = elastic(4.0);
+  Driver driver(*protocol, {3, 3 * 1000, 1, 0.9}, slowest_slows_down);
+  driver.run_updates(3 * 30);
+  const std::vector<double> losses = expected_losses(driver.actions);
+  ASSERT_FALSE(losses.empty());
+  EXPECT_NEAR(losses[0], 4.0 * kLossShare, 1e-9);
+  EXPECT_TRUE(driver.phases().empty());
+}
+
+// D = 3.375 s: BSP loses 1.5 s, more than the 1 s overhead but not twice it.
+TEST(SyncSwitchTest, ElasticStaysWhenTheExpectedLossIsUnderTwiceTheOverhead) {
+  const auto one_episode = [](int worker, double now) {
+    return worker == 2 && now >= 30 && now < 40 ? 3.0 : 1.0;
+  };
+  auto protocol = elastic(3.375);
+  Driver driver(*protocol, {3, 3 * 1000, 1, 0.9}, one_episode);
+  driver.run_updates(3 * 100);
+  EXPECT_EQ(driver.switch_story(), (std::vector<std::string>{"detected 2", "cleared 2"}));
+  EXPECT_EQ(expected_losses(driver.actions), (std::vector<double>{3.375 * kLossShare}));
+}
+
+// The straggler's ASP stage outlasts the ramp; the budget's ASP stage, later, starts its own
+// ramp at m/n again.
+TEST(SyncSwitchTest, EachAspStageStartsTheMomentumRampAgain) {
+  auto protocol = make_protocol(
+      "sync_switch",
+      {{"bsp_fraction", 0.5}, {"online", std::string("greedy")}, {"ramp_steps", 10.0}});
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);  // 100 BSP rounds
+  while (driver.phases().size() < 3) driver.run_updates(1);
+  ASSERT_EQ(driver.phases(),
+            (std::vector<std::string>{"asp:straggler", "bsp:straggler_gone", "asp:budget"}));
+  driver.run_updates(5);
+  EXPECT_DOUBLE_EQ(driver.actions.optimizer_changes.back().momentum, 0.9 / 3);
+}
+
+// Worker 2 dies with the last budgeted round waiting only for it: that round closes, and with
+// it BSP.
+TEST(SyncSwitchTest, ADeathThatClosesTheLastBudgetedRoundEndsBsp) {
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.05}});
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, uniform(1.0));  // 10 BSP rounds
+  driver.run_updates(3 * 9 + 2);
+  ASSERT_EQ(driver.rounds(), 9);
+  driver.kill(2);
+  EXPECT_EQ(driver.rounds(), 10);
+  EXPECT_EQ(driver.phases(), (std::vector<std::string>{"asp:budget"}));
+  driver.run_updates(4);
+  EXPECT_EQ(driver.rounds(), 10) << "no round past the budget";
 }
 
 TEST(SyncSwitchTest, StateRoundTripsMidRun) {

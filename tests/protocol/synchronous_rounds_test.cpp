@@ -80,6 +80,21 @@ TEST(BspTest, DropsThePendingUpdateOfAWorkerThatDies) {
   EXPECT_EQ(actions.applied[0].update_ids, (std::vector<int>{8, 9}));
 }
 
+// Worker 2 pushed and waits for the round when it dies: its pull is forgotten with it.
+TEST(BspTest, ADeadWorkersHeldPullIsNotAnsweredWhenTheRoundCloses) {
+  auto bsp = make_protocol("bsp");
+  RecordingActions actions;
+  start(*bsp, actions, 3);
+  actions.take_replied_workers();
+  push(*bsp, actions, update_from(2, 7));
+  bsp->on_worker_failed(2, actions);
+  EXPECT_NO_THROW(make_protocol("bsp")->restore_state(bsp->save_state()));
+  push(*bsp, actions, update_from(0, 8));
+  push(*bsp, actions, update_from(1, 9));
+  ASSERT_EQ(actions.applied.size(), 1u);
+  EXPECT_EQ(actions.take_replied_workers(), (std::vector<int>{0, 1}));
+}
+
 TEST(BspTest, DiscardsUpdatesFromDeadWorkersAndNeverAnswersThem) {
   auto bsp = make_protocol("bsp");
   RecordingActions actions;

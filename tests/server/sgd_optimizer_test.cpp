@@ -44,6 +44,17 @@ TEST(SgdOptimizerTest, MomentumAndWeightDecayFollowTorchSgd) {
   EXPECT_NEAR(w[0], 0.899 - 0.191799, 1e-6);
 }
 
+TEST(SgdOptimizerTest, WeightDecayAppliesWithoutMomentum) {
+  // w -= 0.1·(1 + 0.5·2)
+  std::vector<float> w = {2};
+  SgdOptimizer optimizer({0, 1}, w, SgdOptions{false, 0.5});
+  std::vector<float> g = {1};
+  const float* grads[] = {g.data()};
+  double weights[] = {1.0};
+  optimizer.apply_gradients(grads, weights, 0.1, 0.0);
+  EXPECT_FLOAT_EQ(w[0], 1.8f);
+}
+
 TEST(SgdOptimizerTest, Nesterov) {
   // d = 1, b = 1, w -= 0.1·(1 + 0.9·1)
   std::vector<float> w = {0};
@@ -124,6 +135,13 @@ TEST(LrScheduleTest, Shapes) {
   EXPECT_NEAR(warm_step.at(7), 0.1 * 0.5 * 0.8, 1e-12);
   EXPECT_NEAR(warm_step.at(12), 0.1 * 0.25, 1e-12);
   EXPECT_THROW(LrSchedule({0.1, "linear"}), std::invalid_argument);
+}
+
+// Past total_samples (a run that goes on, or a resumed one) the cosine stays at its end, 0.
+TEST(LrScheduleTest, TheCosineStaysAtZeroPastItsTotalSamples) {
+  LrSchedule cosine({0.1, "cosine", 0, 0, 0.1, 1000});
+  EXPECT_NEAR(cosine.at(1500), 0.0, 1e-12);
+  EXPECT_NEAR(cosine.at(2000), 0.0, 1e-12);
 }
 
 }  // namespace
