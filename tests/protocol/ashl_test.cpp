@@ -32,15 +32,16 @@ class AshlTest : public ::testing::Test {
     for (int w = 0; w < 3; ++w) ashl_->on_pull_request(w, actions_);
   }
 
-  // Worker w commits `steps` steps at its speed with training loss `loss`, then pulls.
-  void commit(int w, int steps, double loss = 1.0) {
+  // Worker w commits `steps` steps at its speed (its steps taking `slowdown` times kIter[w])
+  // with training loss `loss`, then pulls.
+  void commit(int w, int steps, double loss = 1.0, double slowdown = 1.0) {
     UpdateInfo update;
     update.worker = w;
     update.id = next_id_++;
     update.kind = UpdateKind::Delta;
     update.clock = ++clocks_[w];
     update.steps = steps;
-    update.compute_seconds = kIter[w] * steps;
+    update.compute_seconds = kIter[w] * steps * slowdown;
     update.push_seconds = kPush[w];
     update.pull_seconds = kPull;
     update.comm_seconds = kPush[w] + kPull;
@@ -219,17 +220,7 @@ TEST_F(AshlTest, PlansAgainWhenAWorkersStepTimeDrifts) {
   commit_rounds(3);
   ASSERT_EQ(actions_.events_of_type("profile").size(), 1u);
   // Worker 0's steps take three times as long: its window mean reaches 3 ms after two commits.
-  for (int k = 0; k < 2; ++k) {
-    UpdateInfo update;
-    update.worker = 0;
-    update.id = next_id_++;
-    update.clock = ++clocks_[0];
-    update.steps = 2;
-    update.compute_seconds = 2 * 3 * kIter[0];
-    update.push_seconds = kPush[0];
-    update.pull_seconds = kPull;
-    testing::push(*ashl_, actions_, update);
-  }
+  for (int k = 0; k < 2; ++k) commit(0, 2, 1.0, 3.0);
   const auto profiles = actions_.events_of_type("profile");
   ASSERT_EQ(profiles.size(), 2u);
   EXPECT_EQ(profiles[1].details.at("reason"), "drift");
@@ -242,17 +233,7 @@ TEST_F(AshlTest, PlansAgainWhenAWorkerBecomesFaster) {
   start({{"loss_preset", 0.0}, {"window", 2.0}, {"reprofile_drift", 0.5}});
   commit_rounds(3);
   ASSERT_EQ(actions_.events_of_type("profile").size(), 1u);
-  for (int k = 0; k < 2; ++k) {
-    UpdateInfo update;
-    update.worker = 0;
-    update.id = next_id_++;
-    update.clock = ++clocks_[0];
-    update.steps = 4;
-    update.compute_seconds = kIter[0];
-    update.push_seconds = kPush[0];
-    update.pull_seconds = kPull;
-    testing::push(*ashl_, actions_, update);
-  }
+  for (int k = 0; k < 2; ++k) commit(0, 4, 1.0, 0.25);
   const auto profiles = actions_.events_of_type("profile");
   ASSERT_EQ(profiles.size(), 2u);
   EXPECT_EQ(profiles[1].details.at("reason"), "drift");
