@@ -14,8 +14,8 @@ namespace hetps::cli {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::kShardCrashed;
+using ::testing::Not;
 using testing::Outcome;
 using testing::run_hetps;
 using testing::ScratchDir;

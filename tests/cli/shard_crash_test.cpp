@@ -19,8 +19,8 @@ namespace hetps::cli {
 namespace {
 
 using ::testing::HasSubstr;
-using ::testing::Not;
 using testing::kShardCrashed;
+using ::testing::Not;
 using testing::Outcome;
 using testing::read_file;
 using testing::run_hetps;
