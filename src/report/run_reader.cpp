@@ -145,6 +145,14 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
   std::vector<std::string> given;  // per run, the directory given it came from
   for (const fs::path& directory : directories) {
     for (const fs::path& run : runs_in(directory)) {
+      // A comparison and one of its runs given beside it: the run would be plotted twice.
+      for (const RunRecord& earlier : runs) {
+        std::error_code error;
+        if (fs::equivalent(earlier.directory, run, error)) {
+          throw ReportInputError(fmt::format("{} and {} are the same run: give it once",
+                                             earlier.directory.string(), run.string()));
+        }
+      }
       runs.push_back(read_run(run));
       given.push_back(last_component(directory));
     }

@@ -216,6 +216,10 @@ TEST(RunReaderTest, ADirectoryGivenTwiceIsNamed) {
   EXPECT_THAT(error_reading({runs, scratch.path() / "." / "cmp" / ""}),
               HasSubstr(runs.string() + " and " + (scratch.path() / "." / "cmp" / "").string() +
                         " are the same directory: give it once"));
+  // Found by hand: a comparison and one of its runs beside it plotted that run twice.
+  EXPECT_THAT(error_reading({runs, runs / "asp" / "seed-1"}),
+              HasSubstr((runs / "asp/seed-1").string() + " and " +
+                        (runs / "asp" / "seed-1").string() + " are the same run: give it once"));
 }
 
 }  // namespace
