@@ -116,6 +116,12 @@ void write_checkpoint(const std::filesystem::path& file, const nlohmann::json& s
 }
 
 nlohmann::json read_checkpoint(const std::filesystem::path& file) {
+  // A directory opens, and reads as 0 bytes: "truncated" would mislead.
+  std::error_code ignored;
+  if (std::filesystem::is_directory(file, ignored)) {
+    throw CheckpointError(
+        fmt::format("checkpoint {}: a directory; expected a checkpoint file", file.string()));
+  }
   std::ifstream in(file, std::ios::binary);
   if (!in) throw CheckpointError(fmt::format("checkpoint {}: cannot be opened", file.string()));
   std::ostringstream bytes;

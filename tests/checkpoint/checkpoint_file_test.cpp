@@ -92,5 +92,15 @@ TEST(CheckpointFileTest, AMissingFileIsNamed) {
       ::testing::ThrowsMessage<CheckpointError>(HasSubstr("/nonexistent/checkpoint-3.ckpt")));
 }
 
+TEST(CheckpointFileTest, ADirectoryIsNamedAsOne) {
+  const hetps::testing::ScratchDir scratch;
+  const std::filesystem::path directory = scratch / "checkpoint-9.ckpt";
+  std::filesystem::create_directory(directory);
+  EXPECT_THAT(
+      [&] { read_checkpoint(directory); },
+      ::testing::ThrowsMessage<CheckpointError>(HasSubstr(
+          "checkpoint " + directory.string() + ": a directory; expected a checkpoint file")));
+}
+
 }  // namespace
 }  // namespace hetps::checkpoint
