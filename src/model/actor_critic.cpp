@@ -266,7 +266,9 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
     return std::invalid_argument(fmt::format("agent file {}: {}", file.string(), why));
   };
   if (std::filesystem::is_directory(file)) throw refuse("a directory; expected an agent file");
-  if (!std::filesystem::is_regular_file(file)) throw refuse("no such file");
+  if (!std::filesystem::exists(file)) throw refuse("no such file");
+  if (!std::filesystem::is_regular_file(file))
+    throw refuse("not a regular file (a device, a pipe)");
   try {
     return read();
   } catch (const c10::Error& error) {

@@ -102,6 +102,10 @@ TEST(TunePetrel, BadAgentSettingsAreNamed) {
   const Outcome not_there = run_hetps(missing_file);
   EXPECT_EQ(not_there.exit_code, 2) << not_there.output;
   EXPECT_THAT(not_there.output, HasSubstr("agent file " + missing.string() + ": no such file"));
+  missing_file.back() = "protocol.agent_file=/dev/null";
+  const Outcome device = run_hetps(missing_file);
+  EXPECT_EQ(device.exit_code, 2) << device.output;
+  EXPECT_THAT(device.output, HasSubstr("agent file /dev/null: not a regular file"));
 
   const Outcome on_threads = run_hetps({"tune", "petrel", "--episodes", "1", "--set",
                                         "engine=threads", "--out", (scratch / "c.pt").string()});
