@@ -61,34 +61,37 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
 }
 
 // Settings that act only in another's mode (a step schedule's step, the simulator's switch
-// cost, the class count of a data set of one's own, the generated set's sizes), given a value other
+// cost, the class count of a data set of one's own, the generated set's sizes, the folder of
+// the sets read from files), given a value other
 // than their default outside it, would do nothing: refused, as a protocol parameter's are
 // (ParamSpec::only_with). The default is not, as a run's config.toml holds every key and must read
 // back.
 void refuse_idle_settings(const UserSettings& settings, const Config& config) {
   const Config defaults;
   const auto refuse_if = [&](bool idle, std::string_view key, std::string_view mode_key,
-                             const std::string& mode, const std::string& actual) {
+                             const std::vector<std::string>& modes, const std::string& actual) {
     if (!idle) return;
     if (const std::optional<std::string> where = settings.where_set(key)) {
-      throw idle_setting(*where, key, mode_key, {mode}, actual);
+      throw idle_setting(*where, key, mode_key, modes, actual);
     }
   };
   const bool stepped = config.train.lr_schedule == "step";
   refuse_if(!stepped && config.train.lr_step_samples != defaults.train.lr_step_samples,
-            "train.lr_step_samples", "train.lr_schedule", "step", config.train.lr_schedule);
+            "train.lr_step_samples", "train.lr_schedule", {"step"}, config.train.lr_schedule);
   refuse_if(!stepped && config.train.lr_step_gamma != defaults.train.lr_step_gamma,
-            "train.lr_step_gamma", "train.lr_schedule", "step", config.train.lr_schedule);
+            "train.lr_step_gamma", "train.lr_schedule", {"step"}, config.train.lr_schedule);
   refuse_if(config.data.name != "idx" && config.data.classes != defaults.data.classes,
-            "data.classes", "data.name", "idx", config.data.name);
+            "data.classes", "data.name", {"idx"}, config.data.name);
   const bool generated = config.data.name == "synthetic";
+  refuse_if(generated && config.data.dir != defaults.data.dir, "data.dir", "data.name",
+            {"fashion-mnist", "mnist", "idx"}, config.data.name);
   refuse_if(!generated && config.data.synthetic_train != defaults.data.synthetic_train,
-            "data.synthetic_train", "data.name", "synthetic", config.data.name);
+            "data.synthetic_train", "data.name", {"synthetic"}, config.data.name);
   refuse_if(!generated && config.data.synthetic_test != defaults.data.synthetic_test,
-            "data.synthetic_test", "data.name", "synthetic", config.data.name);
+            "data.synthetic_test", "data.name", {"synthetic"}, config.data.name);
   refuse_if(config.engine != "sim" &&
                 config.cluster.switch_overhead_pulls != defaults.cluster.switch_overhead_pulls,
-            "cluster.switch_overhead_pulls", "engine", "sim", config.engine);
+            "cluster.switch_overhead_pulls", "engine", {"sim"}, config.engine);
 }
 
 // A per-worker list longer than the worker count would have its tail ignored: most likely a

@@ -428,6 +428,10 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
   EXPECT_EQ(resolve_error(
                 {"data.name=synthetic", "data.synthetic_train=1024", "data.synthetic_test=512"}),
             "");
+  EXPECT_EQ(resolve_error({"data.name=synthetic", "data.dir=/big/disk"}),
+            "--set data.dir=/big/disk: data.dir acts only with data.name = \"fashion-mnist\" or "
+            "\"mnist\" or \"idx\"; data.name is \"synthetic\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"data.name=mnist", "data.dir=/big/disk"}), "");
   EXPECT_EQ(resolve_error({"data.name=mnist", "data.classes=10"}), "");
   EXPECT_EQ(resolve_error(
                 {"train.lr_step_gamma=0.1", "engine=threads", "cluster.switch_overhead_pulls=1"}),
