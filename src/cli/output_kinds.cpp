@@ -49,14 +49,6 @@ bool is_numbered(const std::string& name, std::string_view prefix, std::string_v
                                                   name.size() - prefix.size() - suffix.size()));
 }
 
-// The first entry of `dir` (or below it) that `foreign` finds.
-std::optional<fs::path> first_foreign(const fs::path& dir, const ForeignEntry& foreign) {
-  for (const fs::directory_entry& inside : fs::directory_iterator(dir)) {
-    if (auto found = foreign(inside)) return found;
-  }
-  return std::nullopt;
-}
-
 // A file only when `written` says hetps writes it.
 ForeignEntry files_where(std::function<bool(const fs::directory_entry&)> written) {
   return [written = std::move(written)](const fs::directory_entry& entry) {
@@ -105,6 +97,13 @@ std::optional<fs::path> foreign_in_entry(const fs::directory_entry& entry) {
 }
 
 }  // namespace
+
+std::optional<fs::path> first_foreign(const fs::path& dir, const ForeignEntry& foreign) {
+  for (const fs::directory_entry& inside : fs::directory_iterator(dir)) {
+    if (auto found = foreign(inside)) return found;
+  }
+  return std::nullopt;
+}
 
 // log.jsonl: a run that did not finish (killed, stopped, stalled) is an output too.
 OutputKind run_output() {

@@ -26,6 +26,10 @@ struct OutputKind {
   ForeignEntry foreign;
 };
 
+// The first path in `dir`, at any depth, that `foreign` (an OutputKind's) finds.
+std::optional<std::filesystem::path> first_foreign(const std::filesystem::path& dir,
+                                                   const ForeignEntry& foreign);
+
 // `hetps train`: config.toml, log.jsonl, summary.json, timeline.csv, shard_crashes.json,
 // checkpoints/ and report/.
 OutputKind run_output();

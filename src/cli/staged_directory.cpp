@@ -32,18 +32,10 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
                      [&](const std::string& marker) { return fs::exists(dir / marker); });
 }
 
-// The first path in `dir`, at any depth, that an output of `kind` does not hold.
-std::optional<fs::path> first_foreign(const fs::path& dir, const OutputKind& kind) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (std::optional<fs::path> foreign = kind.foreign(entry)) return foreign;
-  }
-  return std::nullopt;
-}
-
 // Throws when `target`, an earlier output of `kind` by its markers, holds anything else, at
 // any depth.
 void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::string_view flag) {
-  const std::optional<fs::path> foreign = first_foreign(target, kind);
+  const std::optional<fs::path> foreign = first_foreign(target, kind.foreign);
   if (!foreign) return;
   throw UsageError(fmt::format(
       "refusing to replace {}: it holds {}, which is not part of {}; remove it yourself or "
@@ -83,7 +75,7 @@ void remove_abandoned_stagings(const fs::path& target, const OutputKind& kind) {
     for (const fs::directory_entry& entry : fs::directory_iterator(parent)) {
       const std::optional<pid_t> pid = staging_pid(entry.path().filename().string(), prefix);
       if (!pid || !entry.is_directory() || !process_is_gone(*pid)) continue;
-      if (first_foreign(entry.path(), kind)) continue;
+      if (first_foreign(entry.path(), kind.foreign)) continue;
       try {
         DirectoryLock::check_free(entry.path());
       } catch (const UsageError&) {

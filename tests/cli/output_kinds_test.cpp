@@ -17,14 +17,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The first entry of `dir` (or below it) that `kind` says hetps does not write there.
-std::optional<fs::path> first_foreign(const fs::path& dir, const OutputKind& kind) {
-  for (const fs::directory_entry& entry : fs::directory_iterator(dir)) {
-    if (auto found = kind.foreign(entry)) return found;
-  }
-  return std::nullopt;
-}
-
 void make_files(const fs::path& dir, const std::vector<std::string>& files) {
   for (const std::string& file : files) {
     fs::create_directories((dir / file).parent_path());
@@ -36,7 +28,7 @@ TEST(OutputKinds, ARunHoldingWhatAKilledWriteLeftIsARun) {
   const hetps::testing::ScratchDir scratch;
   make_files(scratch.path(), {"summary.json", "summary.json.tmp-123", "log.jsonl",
                               "checkpoints/checkpoint-2.ckpt.tmp-9", "report/report.html.tmp-9"});
-  EXPECT_EQ(first_foreign(scratch.path(), run_output()), std::nullopt);
+  EXPECT_EQ(first_foreign(scratch.path(), run_output().foreign), std::nullopt);
 }
 
 TEST(OutputKinds, ANameThatOnlyLooksLikeAKilledWritesIsTheUsers) {
@@ -44,7 +36,7 @@ TEST(OutputKinds, ANameThatOnlyLooksLikeAKilledWritesIsTheUsers) {
                                  "summary.json.tmp-1.new.new", "checkpoints/x.tmp-9"}) {
     const hetps::testing::ScratchDir scratch;
     make_files(scratch.path(), {"summary.json", note});
-    const std::optional<fs::path> foreign = first_foreign(scratch.path(), run_output());
+    const std::optional<fs::path> foreign = first_foreign(scratch.path(), run_output().foreign);
     ASSERT_TRUE(foreign.has_value()) << note;
     EXPECT_EQ(*foreign, scratch.path() / note);
   }
@@ -56,10 +48,10 @@ TEST(OutputKinds, AComparisonHoldingAKilledSeedsStagingIsAComparison) {
   const hetps::testing::ScratchDir scratch;
   make_files(scratch.path(), {"summary.csv", "bsp/seed-1/summary.json",
                               "bsp/seed-2.tmp-77/log.jsonl", "bsp/seed-3.tmp-77.new/log.jsonl"});
-  EXPECT_EQ(first_foreign(scratch.path(), comparison_output()), std::nullopt);
+  EXPECT_EQ(first_foreign(scratch.path(), comparison_output().foreign), std::nullopt);
 
   make_files(scratch.path(), {"bsp/seed-4.tmp-77.old/log.jsonl"});
-  EXPECT_EQ(first_foreign(scratch.path(), comparison_output()),
+  EXPECT_EQ(first_foreign(scratch.path(), comparison_output().foreign),
             scratch.path() / "bsp" / "seed-4.tmp-77.old");
 }
 
