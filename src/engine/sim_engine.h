@@ -14,6 +14,7 @@
 #include <memory>
 #include <optional>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "cluster/cluster_model.h"
@@ -129,6 +130,10 @@ class SimEngine : public protocol::Actions {
   void deliver(int update_id);
   // When every shard has finished the work queued on it, starting no earlier than now.
   double servers_free_at() const;
+  // Throws StallError, as the stall inspector would at its timeout, when the shards are now
+  // busy for longer than `run.stall_timeout_s`: every reply waits that long. `cause` names
+  // the setting that made the work ("cluster.apply_gbps = 1e-09").
+  void require_servers_free_within_timeout(const std::string& cause);
 
   const config::Config& config_;
   RunListener& listener_;

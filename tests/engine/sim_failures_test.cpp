@@ -108,6 +108,24 @@ TEST(SimFailures, BspStallsOnAHungWorkerUntilTheInspectorStopsIt) {
   EXPECT_EQ(last_eval.samples, kBatch * 4 * last_eval.updates);
 }
 
+// Servers that take longer than the timeout to apply one update hold every reply that long: a
+// stall, ended at once, where the simulator would evaluate the unchanged model until then.
+TEST(SimFailures, ServersBusyPastTheStallTimeoutStallTheRun) {
+  config::Config config = failing("asp", {});
+  config.cluster.apply_gbps = 1e-300;
+  config.run.stall_timeout_s = 5;
+  const Outcome outcome = run_small(config);
+  ASSERT_TRUE(outcome.stall.has_value());
+  EXPECT_NE(outcome.stall->find("server shards are busy"), std::string::npos) << *outcome.stall;
+  EXPECT_NE(outcome.stall->find("cluster.apply_gbps = 1e-300 for 1 update(s)"), std::string::npos)
+      << *outcome.stall;
+  const auto stalled = events_of_type(outcome, "stalled");
+  ASSERT_EQ(stalled.size(), 1u);
+  // At the first apply, plus the timeout: nothing was evaluated in between.
+  EXPECT_LT(stalled[0].at("time").get<double>(), 5 + 1);
+  for (const auto& eval : outcome.log.evals) EXPECT_EQ(eval.updates, 0);
+}
+
 TEST(SimFailures, AspDoesNotWaitForAHungWorker) {
   const Outcome outcome = run_small(failing("asp", {{0, 0.5, "hang"}}));
   EXPECT_EQ(outcome.summary.stop_reason, "max_samples");
