@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "data/byte_order_mark.h"
 #include "data/dataset.h"
 
 namespace hetps::cluster {
@@ -72,9 +73,7 @@ std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers) 
 
   std::string line;
   if (!std::getline(file, line)) TraceLine(path, 1).fail("the file is empty; expected the header");
-  // Spreadsheets often begin a CSV export with a UTF-8 byte order mark.
-  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-  if (line.starts_with(kByteOrderMark)) line.erase(0, kByteOrderMark.size());
+  data::strip_byte_order_mark(line);
   if (split_fields(line) != std::vector<std::string_view>{"time", "worker", "speed"}) {
     TraceLine(path, 1).fail(fmt::format("the header is '{}'; expected '{}'", trim(line), kHeader));
   }

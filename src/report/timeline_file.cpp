@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "data/byte_order_mark.h"
 #include "report/csv.h"
 #include "report/input_error.h"
 
@@ -114,8 +115,7 @@ std::optional<std::vector<TimelineRow>> read_timeline_file(const std::filesystem
   };
   std::string text;
   next_line(text);
-  constexpr std::string_view kByteOrderMark = "\xEF\xBB\xBF";
-  if (text.starts_with(kByteOrderMark)) text.erase(0, kByteOrderMark.size());
+  data::strip_byte_order_mark(text);
   if (text != kTimelineHeader) {
     throw ReportInputError(fmt::format("{}:1: expected the header \"{}\", got \"{}\"",
                                        file.string(), kTimelineHeader, text));
