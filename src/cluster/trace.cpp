@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "data/byte_order_mark.h"
 #include "data/dataset.h"
+#include "data/user_text.h"
 
 namespace hetps::cluster {
 namespace {
@@ -49,7 +49,7 @@ class TraceLine {
     Number value{};
     auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
     if (error != std::errc() || end != field.data() + field.size() || field.empty()) {
-      fail(fmt::format("{} '{}' is not {}", column, field,
+      fail(fmt::format("{} '{}' is not {}", column, data::shown(field),
                        std::is_integral_v<Number> ? "an integer" : "a number"));
     }
     return value;
@@ -75,7 +75,8 @@ std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers) 
   if (!std::getline(file, line)) TraceLine(path, 1).fail("the file is empty; expected the header");
   data::strip_byte_order_mark(line);
   if (split_fields(line) != std::vector<std::string_view>{"time", "worker", "speed"}) {
-    TraceLine(path, 1).fail(fmt::format("the header is '{}'; expected '{}'", trim(line), kHeader));
+    TraceLine(path, 1).fail(
+        fmt::format("the header is '{}'; expected '{}'", data::shown(trim(line)), kHeader));
   }
 
   std::vector<PiecewiseConstant> speeds(static_cast<size_t>(workers), PiecewiseConstant(1.0));

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "data/user_text.h"
+
 namespace hetps::report {
 
 std::string csv_cell(std::string_view text) {
@@ -36,7 +38,8 @@ std::vector<std::string> split_csv_line(std::string_view line) {
       ++i;
       if (i < line.size() && line[i] != ',') {
         throw std::invalid_argument(
-            fmt::format("a quoted cell is followed by '{}' instead of a comma", line[i]));
+            fmt::format("a quoted cell is followed by '{}' instead of a comma",
+                        data::shown(line.substr(i, 1))));
       }
     } else {
       cells.back() += line[i++];

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "data/byte_order_mark.h"
+#include "data/user_text.h"
 #include "report/csv.h"
 #include "report/input_error.h"
 
@@ -30,7 +30,7 @@ class CsvLine {
     }
     if (cells_.size() != 5) {
       throw ReportInputError(fmt::format("{}: expected 5 cells ({}), got {}: \"{}\"", where_,
-                                         kTimelineHeader, cells_.size(), text));
+                                         kTimelineHeader, cells_.size(), data::shown(text)));
     }
   }
 
@@ -49,7 +49,7 @@ class CsvLine {
     if (!activity) {
       throw ReportInputError(fmt::format(
           "{}: activity must be one of compute, straggle, communicate, wait; got \"{}\"", where_,
-          cells_[2]));
+          data::shown(cells_[2])));
     }
     interval.activity = *activity;
     interval.start = seconds(3, "start_s");
@@ -71,7 +71,7 @@ class CsvLine {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size() || value < least) {
       throw ReportInputError(fmt::format("{}: {} must be a whole number >= {}, got \"{}\"", where_,
-                                         column, least, text));
+                                         column, least, data::shown(text)));
     }
     return value;
   }
@@ -82,8 +82,9 @@ class CsvLine {
     const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
     if (error != std::errc() || end != text.data() + text.size() || !std::isfinite(value) ||
         value < 0) {
-      throw ReportInputError(fmt::format(
-          "{}: {} must be a finite number of seconds >= 0, got \"{}\"", where_, column, text));
+      throw ReportInputError(
+          fmt::format("{}: {} must be a finite number of seconds >= 0, got \"{}\"", where_, column,
+                      data::shown(text)));
     }
     return value;
   }
@@ -118,7 +119,7 @@ std::optional<std::vector<TimelineRow>> read_timeline_file(const std::filesystem
   data::strip_byte_order_mark(text);
   if (text != kTimelineHeader) {
     throw ReportInputError(fmt::format("{}:1: expected the header \"{}\", got \"{}\"",
-                                       file.string(), kTimelineHeader, text));
+                                       file.string(), kTimelineHeader, data::shown(text)));
   }
   std::vector<TimelineRow> intervals;
   for (int line = 2; next_line(text); ++line) {

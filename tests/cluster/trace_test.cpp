@@ -13,6 +13,7 @@ namespace hetps::cluster {
 namespace {
 
 using ::testing::HasSubstr;
+using namespace std::string_literals;
 
 // Writes `csv` to a file named after the running test and returns its path.
 std::string write_trace(const std::string& csv) {
@@ -116,6 +117,10 @@ TEST(TraceErrors, MessagesNameFileLineAndProblem) {
       {"time,worker,speed\n0,0,1\nsoon,0,1\n", "line 3: time 'soon' is not a number"},
       {"time,worker,speed\n0,1.5,1\n", "line 2: worker '1.5' is not an integer"},
       {"time,worker,speed\n0,1,\n", "line 2: speed '' is not a number"},
+      // A control byte is shown, and a NUL does not end the message.
+      {"time,worker,speed\n0,0,1\0002\n"s, "line 2: speed '1\\x002' is not a number"},
+      {"ti\000me,worker,speed\n"s,
+       "line 1: the header is 'ti\\x00me,worker,speed'; expected 'time,worker,speed'"},
       {"time,worker,speed\n-1,0,1\n", "line 2: time -1 must be a finite number >= 0"},
       {"time,worker,speed\n0,0,0\n", "line 2: speed 0 must be a finite number > 0"},
       {"time,worker,speed\n0,2,1\n", "line 2: worker 2 is outside [0, 2) (cluster.workers = 2)"},

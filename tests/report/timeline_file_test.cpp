@@ -1,5 +1,7 @@
 // Reading a run's timeline.csv back: the fixtures' as written, its stride from summary.json,
 // none for a run from before the timeline, and every kind of bad row named by file and line.
+#include <string_view>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -20,6 +22,7 @@ using testing::lines_of;
 using testing::read_text;
 using testing::ScratchDirectory;
 using testing::write_text;
+using namespace std::string_view_literals;
 
 std::vector<std::string> cells_of(const std::string& line) {
   std::vector<std::string> cells;
@@ -111,7 +114,7 @@ TEST(TimelineFileTest, TheWholeCyclesAreTheSummarysAnd0WhereItSaysNone) {
 struct BadRow {
   const char* what;
   size_t line;  // from 1, the header's
-  const char* text;
+  std::string_view text;
   const char* message;
 };
 
@@ -132,6 +135,9 @@ constexpr BadRow kBadRows[] = {
      "\"worker,cycle,activity,start,end\""},
     {"unknown activity", 2, "0,1,sleep,0,0.001",
      "activity must be one of compute, straggle, communicate, wait; got \"sleep\""},
+    // A control byte is shown, and a NUL does not end the message.
+    {"a NUL byte", 2, "0,1,wa\0it,0,0.001"sv,
+     "activity must be one of compute, straggle, communicate, wait; got \"wa\\x00it\""},
     {"end before start", 2, "0,1,wait,0.002,0.001", "end_s 0.001 is before start_s 0.002"},
     {"not a number", 2, "0,1,wait,soon,0.001",
      "start_s must be a finite number of seconds >= 0, got \"soon\""},
