@@ -446,9 +446,9 @@ int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
     shard_free_at_[s] =
         std::max(now_, shard_free_at_[s]) + work_bytes * shard_fraction_[s] / apply_rate;
   }
-  require_servers_free_within_timeout(
-      fmt::format("cluster.apply_gbps = {} for {} update(s)", config_.cluster.apply_gbps,
-                  order.update_ids.size()));
+  require_servers_free_within_timeout(fmt::format("cluster.apply_gbps = {} for {} update(s)",
+                                                  config_.cluster.apply_gbps,
+                                                  order.update_ids.size()));
   return version;
 }
 
