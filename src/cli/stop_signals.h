@@ -1,7 +1,9 @@
 // SIGINT and SIGTERM ask a run to stop with a checkpoint rather than kill it: the first one
 // sets a flag the engine watches between events; a second one, the signal's default action
-// (the process ends at once, as a user pressing Ctrl-C twice expects). A signal the process was
-// started with ignored (SIGINT, for a job a script runs in the background) stays ignored.
+// (the process ends at once, as a user pressing Ctrl-C twice expects), unless the process that
+// sent the first sent it within a second (`timeout -s INT 60 hetps train ...` signals twice at
+// once). A signal the process was started with ignored (SIGINT, for a job a script runs in the
+// background) stays ignored.
 #pragma once
 
 #include <atomic>

@@ -3,6 +3,10 @@
 #include <gtest/gtest.h>
 
 #include <signal.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
 
 namespace hetps::cli {
 namespace {
@@ -67,6 +71,53 @@ TEST(StopSignals, ASignalTheProcessStartedWithIgnoredStaysIgnored) {
   }
   EXPECT_EQ(disposition(SIGINT), SIG_IGN);
   sigaction(SIGINT, &before, nullptr);
+}
+
+// The tests below end their process: each runs in a child of its own.
+class StopSignalsDeathTest : public ::testing::Test {
+ protected:
+  // Started afresh, not forked: this binary runs libtorch's threads.
+  StopSignalsDeathTest() { GTEST_FLAG_SET(death_test_style, "threadsafe"); }
+};
+
+// `timeout -s INT 60 hetps train ...` signals its child and then the child's process group: the
+// run gets two signals from one process at once, which ask for one stop.
+TEST_F(StopSignalsDeathTest, TwoSignalsOneProcessSentWithinASecondAreOneRequest) {
+  EXPECT_EXIT(
+      {
+        const DefaultStopSignals defaults;
+        const StopSignals signals;
+        kill(getpid(), SIGTERM);
+        kill(getpid(), SIGTERM);
+        _exit(signals.requested() ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+// Ctrl-C twice: the second comes from the kernel, as a raise() does not come from kill(2).
+TEST_F(StopSignalsDeathTest, ASecondSignalNotFromTheFirstsSenderEndsTheProcess) {
+  EXPECT_EXIT(
+      {
+        const DefaultStopSignals defaults;
+        const StopSignals signals;
+        kill(getpid(), SIGINT);
+        raise(SIGINT);
+        _exit(0);
+      },
+      ::testing::KilledBySignal(SIGINT), "");
+}
+
+TEST_F(StopSignalsDeathTest, TheSameSendersSecondSignalAfterASecondEndsTheProcess) {
+  EXPECT_EXIT(
+      {
+        const DefaultStopSignals defaults;
+        const StopSignals signals;
+        kill(getpid(), SIGTERM);
+        std::this_thread::sleep_for(std::chrono::milliseconds(1100));
+        kill(getpid(), SIGTERM);
+        _exit(0);
+      },
+      ::testing::KilledBySignal(SIGTERM), "");
 }
 
 TEST(StopSignals, TheHandlersBeforeComeBackWhenItEnds) {
