@@ -70,12 +70,15 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
   StagedDirectory dir(out, run_output(), flags.force);
   ProgressDisplay progress(progress_style(flags.quiet, config), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir.target());
-  const metrics::Summary summary =
-      stoppable(config, dir.target(), continue_with, progress, [&](const std::atomic<bool>& stop) {
-        return run_checkpointed_job(config, dir, continue_with, progress, stop);
-      });
-  progress.finish();
-  print_result(config, summary, dir.target(), flags.quiet);
+  // Printed while the stop signals are still taken, here and in `resume`: a signal just after
+  // the run's end is moot, and would otherwise kill the process before it says how it ended.
+  stoppable(config, dir.target(), continue_with, progress, [&](const std::atomic<bool>& stop) {
+    const metrics::Summary summary =
+        run_checkpointed_job(config, dir, continue_with, progress, stop);
+    progress.finish();
+    print_result(config, summary, dir.target(), flags.quiet);
+    return summary;
+  });
 }
 
 // The config of the run `flags.resume` names, after refusing what --resume does not take and a
@@ -123,12 +126,12 @@ void resume(const config::Config& config, const std::filesystem::path& dir, bool
   }
   ProgressDisplay progress(progress_style(quiet, config), config.run.name, config, std::cout);
   const std::string continue_with = continue_train(dir);
-  const metrics::Summary summary =
-      stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
-        return resume_job(config, dir, point, continue_with, progress, stop);
-      });
-  progress.finish();
-  print_result(config, summary, dir, quiet);
+  stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
+    const metrics::Summary summary = resume_job(config, dir, point, continue_with, progress, stop);
+    progress.finish();
+    print_result(config, summary, dir, quiet);
+    return summary;
+  });
 }
 
 // The ranks other than 0 of an mpi run: the same job, without outputs (rank 0 writes them).
