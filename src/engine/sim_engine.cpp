@@ -194,7 +194,7 @@ void SimEngine::deliver(int update_id) {
 
 // Without this, the simulator would evaluate the unchanging model every train.eval_interval
 // until the shards are free, which a tiny cluster.apply_gbps puts beyond any run.
-void SimEngine::require_servers_free_within_timeout(const std::string& cause) {
+void SimEngine::require_servers_free_within_timeout(const std::function<std::string()>& cause) {
   const double busy_for = servers_free_at() - now_;
   const double timeout = config_.run.stall_timeout_s;
   if (busy_for <= timeout) return;
@@ -203,7 +203,7 @@ void SimEngine::require_servers_free_within_timeout(const std::string& cause) {
        fmt::format("the server shards are busy until {:.6g} s of virtual time, {:.6g} s from now "
                    "({}), and every pull reply waits for them: longer than run.stall_timeout_s = "
                    "{} s, after which a run is taken for hung",
-                   now_ + busy_for, busy_for, cause, timeout)},
+                   now_ + busy_for, busy_for, cause(), timeout)},
       now_ + timeout);
 }
 
@@ -446,9 +446,10 @@ int64_t SimEngine::apply(const protocol::ApplyOrder& order) {
     shard_free_at_[s] =
         std::max(now_, shard_free_at_[s]) + work_bytes * shard_fraction_[s] / apply_rate;
   }
-  require_servers_free_within_timeout(fmt::format("cluster.apply_gbps = {} for {} update(s)",
-                                                  config_.cluster.apply_gbps,
-                                                  order.update_ids.size()));
+  require_servers_free_within_timeout([&] {
+    return fmt::format("cluster.apply_gbps = {} for {} update(s)", config_.cluster.apply_gbps,
+                       order.update_ids.size());
+  });
   return version;
 }
 
@@ -459,8 +460,9 @@ double SimEngine::charge_switch() {
   const double overhead = config_.cluster.switch_overhead_pulls * idle_pull_seconds_;
   const double held_until = servers_free_at() + overhead;
   for (double& free_at : shard_free_at_) free_at = held_until;
-  require_servers_free_within_timeout(
-      fmt::format("cluster.switch_overhead_pulls = {}", config_.cluster.switch_overhead_pulls));
+  require_servers_free_within_timeout([this] {
+    return fmt::format("cluster.switch_overhead_pulls = {}", config_.cluster.switch_overhead_pulls);
+  });
   return overhead;
 }
 

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <queue>
@@ -132,8 +133,8 @@ class SimEngine : public protocol::Actions {
   double servers_free_at() const;
   // Throws StallError, as the stall inspector would at its timeout, when the shards are now
   // busy for longer than `run.stall_timeout_s`: every reply waits that long. `cause` names
-  // the setting that made the work ("cluster.apply_gbps = 1e-09").
-  void require_servers_free_within_timeout(const std::string& cause);
+  // the setting that made the work ("cluster.apply_gbps = 1e-09"), made only then.
+  void require_servers_free_within_timeout(const std::function<std::string()>& cause);
 
   const config::Config& config_;
   RunListener& listener_;
