@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "engine/checkpoint_schedule.h"
 #include "engine/run_timeline.h"
@@ -301,6 +302,7 @@ void SimEngine::send_update(int update_id) {
   WorkerClock& clock = clocks_[static_cast<size_t>(info.worker)];
   if (!clock.awaited_members.empty() || !clock.gathered.empty()) {
     clock.own_update_ready = true;
+    name_awaited_members(info.worker);
     push_merged_when_complete(info.worker);
     return;
   }
@@ -345,6 +347,8 @@ void SimEngine::gather(int leader, int update_id) {
     orphan(member, update_id);
     return;
   }
+  // Until the leader pushes, the member's update is with it.
+  inspector_.held_up(member, fmt::format("its leader worker {}, which has its update", leader));
   const auto awaited = std::ranges::find(clock.awaited_members, member);
   if (awaited == clock.awaited_members.end()) {
     // The member was answered before its leader: its update waits for the leader's plan.
@@ -353,8 +357,18 @@ void SimEngine::gather(int leader, int update_id) {
   }
   clock.awaited_members.erase(awaited);
   clock.gathered.push_back(update_id);
+  name_awaited_members(leader);
   // A hung leader holds what it gathered: only the stall inspector can notice.
   if (!clock.silent) push_merged_when_complete(leader);
+}
+
+void SimEngine::name_awaited_members(int leader) {
+  const WorkerClock& clock = clocks_[static_cast<size_t>(leader)];
+  if (!clock.own_update_ready || clock.awaited_members.empty()) return;
+  inspector_.held_up(leader, fmt::format("the update of its member{} worker{} {}",
+                                         clock.awaited_members.size() > 1 ? "s" : "",
+                                         clock.awaited_members.size() > 1 ? "s" : "",
+                                         fmt::join(clock.awaited_members, ", ")));
 }
 
 void SimEngine::push_merged_when_complete(int leader) {

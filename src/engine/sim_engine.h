@@ -126,6 +126,8 @@ class SimEngine : public protocol::Actions {
   void gather(int leader, int update_id);
   // Pushes a leader's merged update once its own steps are done and no member is awaited.
   void push_merged_when_complete(int leader);
+  // Tells the stall inspector which members a leader whose own steps are done still awaits.
+  void name_awaited_members(int leader);
   // A member whose leader crashed drops its update and asks the server for the model.
   void orphan(int member, int update_id);
   void deliver(int update_id);
