@@ -80,19 +80,21 @@ std::optional<engine::PulledModel> WorkerEndpoint::receive(double deadline) {
       return take_reply(relayed->MPI_SOURCE, true);
     }
     const double gives_up_at = *server_heard_at_ + 2 * stall_timeout_seconds_;
-    if (now() >= gives_up_at) {
-      throw engine::ServerSilent(fmt::format(
-          "stalled: waited longer than twice run.stall_timeout_s = {} for a reply, hearing "
-          "nothing from {}: a run held up by a worker would have ended after "
-          "run.stall_timeout_s, so the server is taken for hung",
-          stall_timeout_seconds_, layout_.describe_server()));
-    }
+    if (now() >= gives_up_at) server_taken_for_hung("a reply");
     const double left = deadline - now();
     if (left <= 0) break;
     // Past gives_up_at the next turn throws: a wait cut short there must not end as a deadline.
     backoff.pause(std::min(left, gives_up_at - now()));
   }
   return std::nullopt;
+}
+
+void WorkerEndpoint::server_taken_for_hung(std::string_view awaited) const {
+  throw engine::ServerSilent(
+      fmt::format("stalled: waited longer than twice run.stall_timeout_s = {} for {}, hearing "
+                  "nothing from {}: a run held up by a worker would have ended after "
+                  "run.stall_timeout_s, so the server is taken for hung",
+                  stall_timeout_seconds_, awaited, layout_.describe_server()));
 }
 
 void WorkerEndpoint::wait_on_shards(const std::function<std::optional<int>()>& awaited_shard) {
@@ -248,6 +250,14 @@ void WorkerEndpoint::send_update(const protocol::UpdateInfo& info, std::span<con
       // A shard rank is worth telling rank 0 about; rank 0 itself, or a leader, is not (0).
       const int rank = request_ranks[i];
       if (rank != server_ && rank < layout_.servers()) return rank;
+      // A stopped rank 0 takes no part of a large update, and nobody else would end the wait:
+      // given up on as a wait for its reply is (its clock followed, which stands still while
+      // it evaluates).
+      if (rank == server_) {
+        follow_server_clock();
+        if (now() >= begin + 2 * stall_timeout_seconds_)
+          server_taken_for_hung("an update to be taken");
+      }
       pending = 0;
     }
     return pending;

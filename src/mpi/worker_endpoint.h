@@ -39,6 +39,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -114,6 +115,9 @@ class WorkerEndpoint : public engine::WorkerLink {
   // not the shard rank); told 0 once the wait ends after a notice, so that a shard that answered
   // late is not blamed for a later wait.
   void wait_on_shards(const std::function<std::optional<int>()>& awaited_shard);
+  // Throws engine::ServerSilent: rank 0 was waited on for twice run.stall_timeout_s for
+  // `awaited` ("a reply"), longer than its stall inspector takes to end a run.
+  [[noreturn]] void server_taken_for_hung(std::string_view awaited) const;
   // Where a part of an update goes.
   struct UpdatePart {
     int rank;

@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -17,6 +18,7 @@
 #include "mpi/session.h"
 #include "mpi/wire/message_error.h"
 #include "mpi/worker_endpoint.h"
+#include "protocol/protocol.h"
 
 namespace hetps::testing {
 namespace {
@@ -113,6 +115,48 @@ TEST_F(WorkerEndpointTest, AWorkerTakesASilentServerForHung) {
                             "ended after run.stall_timeout_s, so the server is taken for hung",
                             layout.describe_server()));
     }
+  }
+  meet_everyone();
+}
+
+// A stopped rank 0 takes no part of an update too large to be sent before it is received: the
+// worker gives up on it after twice run.stall_timeout_s, as on a reply, instead of waiting for
+// good (nobody else would end that wait).
+TEST_F(WorkerEndpointTest, AWorkerTakesAServerThatTakesNoUpdateForHung) {
+  const mpi::RankLayout& layout = layout_;
+  const int worker_rank = layout.worker_rank(0);
+  // Far above any eager limit: the send waits for the receive.
+  constexpr size_t kFloats = size_t{1} << 20;
+  if (layout.rank() == worker_rank) {
+    mpi::RunClock clock;
+    mpi::WorkerEndpoint endpoint(comm_.get(), slice_comm_.get(), layout, {{0, kFloats}}, clock,
+                                 0.05, 0.05);
+    const std::vector<float> update(kFloats, 1.0F);
+    try {
+      endpoint.push(protocol::UpdateInfo{}, update, nullptr);
+      ADD_FAILURE() << "a push to a server that received none ended";
+    } catch (const engine::ServerSilent& error) {
+      EXPECT_EQ(error.what(),
+                fmt::format("stalled: waited longer than twice run.stall_timeout_s = 0.05 for an "
+                            "update to be taken, hearing nothing from {}: a run held up by a "
+                            "worker would have ended after run.stall_timeout_s, so the server is "
+                            "taken for hung",
+                            layout.describe_server()));
+    }
+    MPI_Request gave_up = mpi::post_signal(layout.server_rank(), mpi::kStop, comm_.get());
+    mpi::wait_for(gave_up);
+    // `update` stays until rank 0 has taken it.
+    mpi::take_signal(layout.server_rank(), mpi::kStop, comm_.get());
+  } else if (layout.rank() == layout.server_rank()) {
+    // Only once the worker gave up: the update it left in flight is taken, so that no message
+    // of this test is left to the next.
+    mpi::take_signal(worker_rank, mpi::kStop, comm_.get());
+    mpi::take_message(worker_rank, mpi::kUpdateHeader, comm_.get());
+    std::vector<float> update(kFloats);
+    MPI_Recv(update.data(), static_cast<int>(kFloats), MPI_FLOAT, worker_rank, mpi::kUpdatePayload,
+             comm_.get(), MPI_STATUS_IGNORE);
+    MPI_Request taken = mpi::post_signal(worker_rank, mpi::kStop, comm_.get());
+    mpi::wait_for(taken);
   }
   meet_everyone();
 }
