@@ -58,9 +58,11 @@ void print_result(const config::Config& config, const metrics::Summary& summary,
       dir.string());
 }
 
-// The command that continues the run in `dir`.
-std::string continue_train(const std::filesystem::path& dir) {
-  return fmt::format("{} train --resume {}", program_name(), dir.string());
+// The command that continues the run in `dir`: on mpi, a job of as many ranks as the run's.
+std::string continue_train(const config::Config& config, const std::filesystem::path& dir) {
+  const std::string resume = fmt::format("{} train --resume {}", program_name(), dir.string());
+  if (config.engine != "mpi") return resume;
+  return fmt::format("mpirun -np {} {}", config.cluster.servers + config.cluster.workers, resume);
 }
 
 void train_into_directory(const config::Config& config, const RunFlags& flags) {
@@ -69,7 +71,7 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
                         : std::filesystem::path(flags.out);
   StagedDirectory dir(out, run_output(), flags.force);
   ProgressDisplay progress(progress_style(flags.quiet, config), config.run.name, config, std::cout);
-  const std::string continue_with = continue_train(dir.target());
+  const std::string continue_with = continue_train(config, dir.target());
   // Printed while the stop signals are still taken, here and in `resume`: a signal just after
   // the run's end is moot, and would otherwise kill the process before it says how it ended.
   stoppable(config, dir.target(), continue_with, progress, [&](const std::atomic<bool>& stop) {
@@ -125,7 +127,7 @@ void resume(const config::Config& config, const std::filesystem::path& dir, bool
                point.file.string(), point.time, clock_name(config));
   }
   ProgressDisplay progress(progress_style(quiet, config), config.run.name, config, std::cout);
-  const std::string continue_with = continue_train(dir);
+  const std::string continue_with = continue_train(config, dir);
   stoppable(config, dir, continue_with, progress, [&](const std::atomic<bool>& stop) {
     const metrics::Summary summary = resume_job(config, dir, point, continue_with, progress, stop);
     progress.finish();

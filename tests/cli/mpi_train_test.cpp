@@ -112,7 +112,9 @@ TEST(MpiTrainTest, AShardCrashEndsTheJobAndItResumesFromTheLastCheckpoint) {
   EXPECT_NE(output.find("server shard 1 crashed at 0.500 s of run time (cluster.shard_failures)"),
             std::string::npos)
       << output;
-  EXPECT_NE(output.find("continue with: hetps train --resume " + run.string()), std::string::npos)
+  // As many ranks as the job that crashed: typed as printed, it would be refused with fewer.
+  EXPECT_NE(output.find("continue with: mpirun -np 4 hetps train --resume " + run.string()),
+            std::string::npos)
       << output;
   EXPECT_FALSE(std::filesystem::exists(run / "summary.json"));
 
