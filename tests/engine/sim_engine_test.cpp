@@ -240,5 +240,83 @@ TEST(SimEngineTest, UnknownProtocolIsABadConfiguration) {
                std::invalid_argument);
 }
 
+// An event due at train.max_time itself still happens: here the evaluation at 0.1 s, which
+// reaches the target and so ends the run for that reason, not for the time limit.
+TEST(SimEngineTest, AnEvaluationDueAtMaxTimeStillRunsAndCanReachTheTarget) {
+  auto config = small_config("asp");
+  config.train.max_time = 0.1;  // the second evaluation's instant: 0.05 + 0.05
+  const Outcome plain = run_small(config);
+  ASSERT_EQ(plain.log.evals.size(), 3u);
+  ASSERT_EQ(plain.log.evals.back().time, 0.1);
+  const double at_max_time = plain.log.evals.back().test_accuracy;
+  for (size_t e = 0; e + 1 < plain.log.evals.size(); ++e) {
+    ASSERT_LT(plain.log.evals[e].test_accuracy, at_max_time) << "the target came earlier";
+  }
+  config.train.stop_at_target = true;
+  config.train.target_accuracy = at_max_time;
+  const Outcome stopped = run_small(config);
+  EXPECT_EQ(stopped.summary.stop_reason, "target");
+  EXPECT_EQ(stopped.summary.total_time, 0.1);
+}
+
+// A stall warning due at the very instant of another event is found before that event: the
+// hung worker's wait began at 0 (its first reply), so its warning and the second evaluation
+// are both due at 0.0625 s (exact in binary), and the log has the warning first.
+TEST(SimEngineTest, AStallWarningDueAtAnEventsInstantIsLoggedBeforeIt) {
+  auto config = small_config("asp");
+  config.cluster.failures = {{.worker = 0, .time = 0.0, .kind = "hang"}};
+  config.train.eval_interval = 0.03125;
+  config.run.stall_warning_s = 0.0625;
+  config.run.stall_timeout_s = 1000;
+  const Outcome asp = run_small(config);
+  std::vector<std::string> at_the_instant;  // the records at 0.0625 s, in the log's order
+  for (const std::string& line : asp.log.lines) {
+    const nlohmann::json record = nlohmann::json::parse(line);
+    if (record.at("time") != 0.0625) continue;
+    const bool worker_0 = record.at("type") == "stall_warning" &&
+                          record.at("message").get<std::string>().starts_with("slow: worker 0 ");
+    if (record.at("type") == "eval" || worker_0) at_the_instant.push_back(record.at("type"));
+  }
+  EXPECT_EQ(at_the_instant, (std::vector<std::string>{"stall_warning", "eval"}));
+}
+
+// An apply holds the servers from its update's arrival, however long they were idle before
+// (not from when they were last free): with one worker each reply waits for the apply of the
+// update before it, so every round but the last grows by the apply's time.
+TEST(SimEngineTest, AnApplyHoldsTheServersFromItsUpdatesArrival) {
+  auto config = small_config("asp");
+  config.cluster.workers = 1;
+  config.cluster.speeds = {1.0};
+  config.train.max_samples = 16 * 20;
+  constexpr double kModelBits = (784 * 10 + 10) * sizeof(float) * 8;
+  const Outcome quick = run_small(config);          // 80 Gbps
+  config.cluster.apply_gbps = kModelBits / 0.01e9;  // 10 ms per update, a quarter of a step
+  const Outcome slow = run_small(config);
+  ASSERT_EQ(quick.summary.updates, 20);
+  ASSERT_EQ(slow.summary.updates, 20);
+  EXPECT_NEAR(slow.summary.total_time - quick.summary.total_time, 19 * (0.01 - kModelBits / 80e9),
+              1e-9);
+}
+
+// The checkpoint of an interval boundary holds the run as it stood at that instant, before any
+// event due there: here each boundary is an evaluation's instant (exact in binary), and each
+// checkpoint comes after the previous evaluation and before the one at its boundary.
+TEST(SimEngineTest, ACheckpointDueAtAnEventsInstantIsTakenBeforeIt) {
+  constexpr double kInterval = 0.03125;
+  auto config = small_config("asp");
+  config.train.eval_interval = kInterval;
+  config.run.checkpoint_interval = kInterval;
+  std::vector<double> taken;
+  RunCheckpoints checkpoints;
+  checkpoints.save = [&](const nlohmann::json&, double time) { taken.push_back(time); };
+  CollectingListener log;
+  run(config, small_data(), testing::softmax_source(784, 10, config.seed), log, checkpoints);
+  ASSERT_GE(taken.size(), 3u);
+  for (size_t k = 0; k < 3; ++k) {
+    EXPECT_GE(taken[k], kInterval * static_cast<double>(k)) << k;
+    EXPECT_LT(taken[k], kInterval * static_cast<double>(k + 1)) << k;
+  }
+}
+
 }  // namespace
 }  // namespace hetps::engine

@@ -1,0 +1,181 @@
+// ServerLoop driven by a made-up engine whose clock jumps to each deadline: the loop's own
+// decisions (stalls, injected hangs and crashes, checkpoints, dead leaders) in exact engine
+// time, with no threads.
+#include "engine/server_loop.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <deque>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "engine/engine.h"
+#include "engine/shard_failures.h"
+#include "leader_rounds.h"
+#include "small_run.h"
+#include "support/softmax_learner.h"
+
+namespace hetps::engine {
+namespace {
+
+using testing::CollectingListener;
+using testing::small_config;
+using testing::small_data;
+
+// Hands over the first pulls it is given, one per call; from `updates_from` on, the updates the
+// replies sent ask for, one per call, each of one batch of zeros, up to `updates` of them. When
+// nothing more comes, the clock goes to the deadline.
+class ScriptedEngine : public ServerLoop::Engine {
+ public:
+  explicit ScriptedEngine(std::vector<int> first_pulls)
+      : first_pulls_(first_pulls.begin(), first_pulls.end()) {}
+  double now = 0;
+  double updates_from = 0;
+  int updates = 0;
+  std::vector<std::pair<int, int>> told_gone;  // (leader, member) notices
+  void send(ServerLoop::Reply reply) override { replies_.push_back(std::move(reply)); }
+  void serve_one(double deadline, ServerLoop& server) override {
+    if (!first_pulls_.empty()) {
+      const int worker = first_pulls_.front();
+      first_pulls_.pop_front();
+      server.on_first_pull(worker);
+    } else if (now >= updates_from && updates > 0 && !replies_.empty()) {
+      --updates;
+      const ServerLoop::Reply reply = std::move(replies_.front());
+      replies_.pop_front();
+      std::ranges::fill(reply.update, 0.0f);
+      protocol::UpdateInfo info;
+      info.id = reply.update_id;
+      info.worker = reply.worker;
+      info.kind = reply.plan.kind;
+      info.base_version = reply.version;
+      info.samples = 16;
+      server.on_update(info, 0);
+    } else {
+      now = deadline;
+    }
+  }
+  void evaluate(ServerState& state, double time) override { state.evaluate(time); }
+  void tell_member_gone(int leader, int member) override { told_gone.emplace_back(leader, member); }
+  std::vector<int> close_leader(int /*leader*/) override { return {}; }
+
+ private:
+  std::deque<int> first_pulls_;
+  std::deque<ServerLoop::Reply> replies_;
+};
+
+struct ScriptedRun {
+  explicit ScriptedRun(const config::Config& run_config, std::vector<int> first_pulls)
+      : config(run_config),
+        engine(std::move(first_pulls)),
+        loop(
+            config, small_data(), learner, log, engine, [this] { return engine.now; },
+            [](int worker) { return fmt::format("worker {}", worker); }) {}
+  config::Config config;
+  testing::SoftmaxLearner learner{784, 10, 1};
+  CollectingListener log;
+  ScriptedEngine engine;
+  ServerLoop loop;
+};
+
+config::Config asp_stalling_after(double seconds) {
+  config::Config config = small_config("asp");
+  config.train.eval_interval = 100;
+  config.run.stall_warning_s = seconds / 2;
+  config.run.stall_timeout_s = seconds;
+  return config;
+}
+
+// A worker stuck before it ever asks (loading its data, say) is named for what it never sent.
+TEST(ServerLoopTest, AWorkerThatNeverPullsIsAStallNamingItsFirstPull) {
+  ScriptedRun run(asp_stalling_after(2), {0, 1, 2});  // worker 3 never asks
+  run.loop.start();
+  try {
+    run.loop.serve();
+    FAIL() << "the run did not stall";
+  } catch (const StallError& stall) {
+    EXPECT_NE(std::string(stall.what()).find("worker 3 (waiting for its first pull since 0.0 s"),
+              std::string::npos)
+        << stall.what();
+  }
+}
+
+// A hang due at the very instant of a shard crash happened by then: the run log records it,
+// before the crash that ends the run.
+TEST(ServerLoopTest, AHangDueAtAShardCrashIsLoggedBeforeIt) {
+  config::Config config = asp_stalling_after(10);
+  config.cluster.servers = 2;
+  config.cluster.failures = {{.worker = 2, .time = 0.5, .kind = "hang"}};
+  config.cluster.shard_failures = {{.shard = 1, .time = 0.5}};
+  ScriptedRun run(config, {0, 1, 2, 3});
+  run.loop.start();
+  EXPECT_THROW(run.loop.serve(), ShardCrashed);
+  std::vector<nlohmann::json> failures;
+  for (const nlohmann::json& event : run.log.events) {
+    if (event.at("type") == "worker_hung" || event.at("type") == "shard_failed") {
+      failures.push_back(event);
+    }
+  }
+  const std::vector<nlohmann::json> expected = {
+      {{"type", "worker_hung"}, {"time", 0.5}, {"worker", 2}, {"kind", "hang"}},
+      {{"type", "shard_failed"}, {"time", 0.5}, {"shard", 1}}};
+  EXPECT_EQ(failures, expected);
+}
+
+// A checkpoint waits for a worker whose crash is due but not heard of yet: it may still be
+// writing down where it stopped. Here every worker's update came during the drain, so all would
+// rest but for worker 3, whose crash was due at the very time the checkpoint was.
+TEST(ServerLoopTest, ACheckpointWaitsForAWorkerWhoseFailureIsDueButNotHeardOf) {
+  struct Counting : ServerLoop::Checkpointer {
+    explicit Counting(const RunCheckpoints& checkpoints) : schedule_(checkpoints, 0.5) {}
+    CheckpointSchedule& schedule() override { return schedule_; }
+    bool take(ServerLoop& /*loop*/) override {
+      ++taken;
+      return true;
+    }
+    CheckpointSchedule schedule_;
+    int taken = 0;
+  };
+  RunCheckpoints checkpoints;
+  checkpoints.save = [](const nlohmann::json&, double) {};
+  const auto checkpoints_taken = [&](std::vector<config::WorkerFailure> failures) {
+    config::Config config = asp_stalling_after(10);
+    config.cluster.failures = std::move(failures);
+    config.train.max_time = 1;
+    ScriptedRun run(config, {0, 1, 2, 3});
+    run.loop.start();
+    Counting checkpointer(checkpoints);
+    run.engine.updates_from = 0.5;  // when the checkpoint is due
+    run.engine.updates = 4;
+    EXPECT_EQ(run.loop.serve(&checkpointer), "max_time");  // nothing came after the updates
+    return checkpointer.taken;
+  };
+  EXPECT_EQ(checkpoints_taken({}), 1);
+  EXPECT_EQ(checkpoints_taken({{.worker = 3, .time = 0.5, .kind = "crash"}}), 0);
+}
+
+// A member whose leader died before it sent its update dies in turn: nobody is left to read its
+// buffer, so the server frees it, and no notice goes to the dead leader.
+TEST(ServerLoopTest, AMemberDyingAfterItsLeaderHasItsUpdateFreedByTheServer) {
+  const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
+  config::Config config = asp_stalling_after(10);
+  config.protocol.name = "leader_rounds";
+  config.protocol.params["split"] = 3.0;
+  config.cluster.workers = 3;
+  config.cluster.speeds = {1.0};
+  ScriptedRun run(config, {});
+  run.loop.start();
+  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  ASSERT_GE(run.loop.owed_update(1), 0) << "worker 0 leads workers 1 and 2, all answered";
+  run.loop.on_worker_gone(0, "", {});  // before either member sent it its update
+  run.loop.on_worker_gone(1, "", {});
+  EXPECT_EQ(run.loop.owed_update(1), -1);
+  EXPECT_TRUE(run.engine.told_gone.empty());
+}
+
+}  // namespace
+}  // namespace hetps::engine
