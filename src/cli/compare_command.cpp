@@ -33,6 +33,7 @@
 #include "cli/compare_plan.h"
 #include "cli/compare_table.h"
 #include "cli/directory_lock.h"
+#include "cli/mpi_launch.h"
 #include "cli/number_flags.h"
 #include "cli/path_flags.h"
 #include "cli/program_name.h"
@@ -346,6 +347,9 @@ void add_compare_command(CLI::App& app) {
       ->type_name("DIR")
       ->check(non_empty_path());
   command->callback([flags, seeds] {
+    refuse_several_ranks("compare",
+                         "start it without mpirun: a comparison runs in one process (engine "
+                         "\"mpi\" is for train)");
     flags->seeds_given = seeds->count() > 0;
     if (flags->run.resume.empty()) {
       compare(*flags);

@@ -17,6 +17,7 @@
 #include "cli/commands.h"
 #include "cli/compare_plan.h"
 #include "cli/directory_lock.h"
+#include "cli/mpi_launch.h"
 #include "cli/path_flags.h"
 #include "cli/program_name.h"
 #include "cli/progress.h"
@@ -156,6 +157,11 @@ void train(const RunFlags& flags) {
                : config::resolve(settings,
                                  {.warn = [&](const std::string& w) { warnings.push_back(w); }});
   check_names(config, &settings);
+  if (config.engine != "mpi") {
+    refuse_several_ranks(fmt::format("train with engine = \"{}\"", config.engine),
+                         "set engine = \"mpi\" to train one run over the ranks, or start hetps "
+                         "without mpirun");
+  }
   const bool primary = engine::is_primary_process(config);
   if (primary) {
     for (const std::string& warning : warnings) fmt::print(stderr, "hetps: warning: {}\n", warning);

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 
 #include "cli/commands.h"
+#include "cli/mpi_launch.h"
 #include "cli/number_flags.h"
 #include "cli/output_kinds.h"
 #include "cli/path_flags.h"
@@ -219,7 +220,11 @@ void add_tune_command(CLI::App& app) {
       ->type_name("T")
       ->transform(number_within(0, 1, /*whole=*/false))
       ->capture_default_str();
-  command->callback([flags] { tune_sync_switch(*flags); });
+  command->callback([flags] {
+    refuse_several_ranks("tune sync-switch",
+                         "start it without mpirun: a search runs in one process");
+    tune_sync_switch(*flags);
+  });
   add_tune_petrel_command(*tune);
 }
 

@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/mpi_launch.h"
 #include "cli/number_flags.h"
 #include "cli/output_kinds.h"
 #include "cli/petrel_episodes.h"
@@ -267,7 +268,10 @@ void add_tune_petrel_command(CLI::App& tune) {
   command->add_option("--held-out", flags->held_out, "Held-out clusters of the comparison")
       ->transform(number_within(1, 1000, /*whole=*/true))
       ->capture_default_str();
-  command->callback([flags] { tune_petrel(*flags); });
+  command->callback([flags] {
+    refuse_several_ranks("tune petrel", "start it without mpirun: a search runs in one process");
+    tune_petrel(*flags);
+  });
 }
 
 }  // namespace hetps::cli
