@@ -28,6 +28,23 @@ TEST(SimNetworkTest, OneMessageTakesItsSlowerLinkPlusLatency) {
   EXPECT_DOUBLE_EQ(fresh.send(1, fresh.server_node(0), kMessageBytes, 0.0), 0.011);
 }
 
+// A message waits for the sender's latency and the receiver's: each end's own, added up, in
+// either direction.
+TEST(SimNetworkTest, TheLatenciesOfBothEndsAddUp) {
+  config::ClusterConfig config;
+  config.workers = 1;
+  config.link_gbps = {10};
+  config.link_latency_ms = {1};
+  config.server_gbps = 10;
+  config.server_latency_ms = 2;
+  const cluster::ClusterModel cluster(config, 1);
+  SimNetwork network(cluster, 1);
+  // 1 ms of transfer on 10 Gbps, then 1 + 2 ms of latency.
+  EXPECT_NEAR(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.004, 1e-12);
+  SimNetwork fresh(cluster, 1);
+  EXPECT_NEAR(fresh.send(fresh.server_node(0), 0, kMessageBytes, 0.0), 0.004, 1e-12);
+}
+
 TEST(SimNetworkTest, MessagesQueueOnABusyUplink) {
   auto cluster = fast_and_slow_worker();
   SimNetwork network(cluster, 1);
