@@ -20,6 +20,18 @@ cluster::ClusterModel fast_and_slow_worker() {
 
 constexpr double kMessageBytes = 1.25e6;  // 1 ms on 10 Gbps, 10 ms on 1 Gbps
 
+// `workers` workers and one server shard, every link 10 Gbps, with the latencies given.
+cluster::ClusterModel ten_gbps_everywhere(int workers, double worker_latency_ms,
+                                          double server_latency_ms) {
+  config::ClusterConfig cluster;
+  cluster.workers = workers;
+  cluster.link_gbps = {10};
+  cluster.link_latency_ms = {worker_latency_ms};
+  cluster.server_gbps = 10;
+  cluster.server_latency_ms = server_latency_ms;
+  return cluster::ClusterModel(cluster, 1);
+}
+
 TEST(SimNetworkTest, OneMessageTakesItsSlowerLinkPlusLatency) {
   auto cluster = fast_and_slow_worker();
   SimNetwork network(cluster, 1);
@@ -31,13 +43,7 @@ TEST(SimNetworkTest, OneMessageTakesItsSlowerLinkPlusLatency) {
 // A message waits for the sender's latency and the receiver's: each end's own, added up, in
 // either direction.
 TEST(SimNetworkTest, TheLatenciesOfBothEndsAddUp) {
-  config::ClusterConfig config;
-  config.workers = 1;
-  config.link_gbps = {10};
-  config.link_latency_ms = {1};
-  config.server_gbps = 10;
-  config.server_latency_ms = 2;
-  const cluster::ClusterModel cluster(config, 1);
+  const cluster::ClusterModel cluster = ten_gbps_everywhere(1, 1, 2);
   SimNetwork network(cluster, 1);
   // 1 ms of transfer on 10 Gbps, then 1 + 2 ms of latency.
   EXPECT_NEAR(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.004, 1e-12);
@@ -76,13 +82,7 @@ TEST(SimNetworkTest, APushArrivesWhenEveryShardHasItsBytes) {
 }
 
 TEST(SimNetworkTest, TwoFastSendersShareTheServersDownlink) {
-  config::ClusterConfig config;
-  config.workers = 2;
-  config.link_gbps = {10};
-  config.link_latency_ms = {0};
-  config.server_gbps = 10;
-  config.server_latency_ms = 0;
-  cluster::ClusterModel cluster(config, 1);
+  const cluster::ClusterModel cluster = ten_gbps_everywhere(2, 0, 0);
   SimNetwork network(cluster, 1);
   EXPECT_DOUBLE_EQ(network.send(0, network.server_node(0), kMessageBytes, 0.0), 0.001);
   EXPECT_DOUBLE_EQ(network.send(1, network.server_node(0), kMessageBytes, 0.0), 0.002);
