@@ -64,6 +64,8 @@ void leader_update(std::span<const char> bytes) {
 
 void clock_state(std::span<const char> bytes) { decode_clock_state(bytes, kSender); }
 
+void progress_report(std::span<const char> bytes) { decode_progress_header(bytes, kSender); }
+
 void shard_order(std::span<const char> bytes) { decode_shard_order(bytes, kSender, kBounds); }
 
 // A worker's timeline goes back to the same numbers, and is ended and written as the server
@@ -93,9 +95,10 @@ void sparse_slice(std::span<const char> bytes) {
 // A worker's state for a checkpoint, or a resumed worker's part (kWorkerState, kResumeState).
 void worker_state(std::span<const char> bytes) { decode_state(bytes, kSender).dump(); }
 
-constexpr std::array kMessages = {reply_header,    relay_entry,  update_header,
-                                  leader_update,   clock_state,  shard_order,
-                                  worker_timeline, sparse_slice, worker_state};
+// Appended only: a seed's first byte picks its message.
+constexpr std::array kMessages = {reply_header, relay_entry,    update_header,   leader_update,
+                                  clock_state,  shard_order,    worker_timeline, sparse_slice,
+                                  worker_state, progress_report};
 
 }  // namespace
 }  // namespace hetps::mpi

@@ -26,6 +26,9 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       gone_(static_cast<size_t>(config.cluster.workers), false),
       leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
       gathering_(static_cast<size_t>(config.cluster.workers)),
+      round_version_(static_cast<size_t>(config.cluster.workers), -1),
+      with_leader_(static_cast<size_t>(config.cluster.workers), false),
+      own_update_ready_(static_cast<size_t>(config.cluster.workers), false),
       shard_failures_(config.cluster),
       first_pull_seen_(static_cast<size_t>(config.cluster.workers), false),
       silent_(static_cast<size_t>(config.cluster.workers), false),
@@ -172,6 +175,7 @@ void ServerLoop::on_worker_gone(int worker, const std::string& error,
     // Its update may be with its leader: the buffer is freed with the leader's merge.
     inspector_.settle(worker);
     engine_.tell_member_gone(leader, worker);
+    name_awaited_members(leader);
   } else {
     release_owed(worker);
   }
@@ -196,6 +200,33 @@ void ServerLoop::on_orphaned_update(int member) {
   send_replies();
 }
 
+void ServerLoop::on_round_progress(int worker, RoundProgress progress, int update_id,
+                                   int64_t base_version) {
+  const auto w = static_cast<size_t>(worker);
+  if (owed_[w] != update_id || round_version_[w] != base_version) return;
+  if (progress == RoundProgress::kGathering) {
+    if (gathering_[w].empty()) return;
+    own_update_ready_[w] = true;
+    name_awaited_members(worker);
+    return;
+  }
+  const int leader = leader_of_[w];
+  if (leader == protocol::kServer) return;
+  with_leader_[w] = true;
+  inspector_.held_up(worker, update_with_leader(leader));
+  name_awaited_members(leader);
+}
+
+void ServerLoop::name_awaited_members(int leader) {
+  if (!own_update_ready_[static_cast<size_t>(leader)]) return;
+  std::vector<int> awaited;
+  for (int member : gathering_[static_cast<size_t>(leader)]) {
+    const auto m = static_cast<size_t>(member);
+    if (!with_leader_[m] && !gone_[m]) awaited.push_back(member);
+  }
+  inspector_.held_up(leader, awaited.empty() ? "" : updates_of_members(awaited));
+}
+
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
   state_.check_plan(worker, plan);
   if (gone_[static_cast<size_t>(worker)]) return;
@@ -216,6 +247,9 @@ void ServerLoop::send_replies() {
     owed_[w] = id;
     leader_of_[w] = route.plan.send_to;
     gathering_[w] = route.plan.gather_from;
+    round_version_[w] = version;
+    with_leader_[w] = false;
+    own_update_ready_[w] = false;
     const auto relays = std::ranges::count(routes, route.worker, &ReplyBatch::Route::via);
     Reply reply{route.worker,
                 std::move(route.plan),

@@ -9,9 +9,9 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "engine/checkpoint_schedule.h"
+#include "engine/round_progress.h"
 #include "engine/run_timeline.h"
 #include "engine/sparse_push.h"
 #include "engine/worker_factory.h"
@@ -348,7 +348,7 @@ void SimEngine::gather(int leader, int update_id) {
     return;
   }
   // Until the leader pushes, the member's update is with it.
-  inspector_.held_up(member, fmt::format("its leader worker {}, which has its update", leader));
+  inspector_.held_up(member, update_with_leader(leader));
   const auto awaited = std::ranges::find(clock.awaited_members, member);
   if (awaited == clock.awaited_members.end()) {
     // The member was answered before its leader: its update waits for the leader's plan.
@@ -365,10 +365,7 @@ void SimEngine::gather(int leader, int update_id) {
 void SimEngine::name_awaited_members(int leader) {
   const WorkerClock& clock = clocks_[static_cast<size_t>(leader)];
   if (!clock.own_update_ready || clock.awaited_members.empty()) return;
-  inspector_.held_up(leader, fmt::format("the update of its member{} worker{} {}",
-                                         clock.awaited_members.size() > 1 ? "s" : "",
-                                         clock.awaited_members.size() > 1 ? "s" : "",
-                                         fmt::join(clock.awaited_members, ", ")));
+  inspector_.held_up(leader, updates_of_members(clock.awaited_members));
 }
 
 void SimEngine::push_merged_when_complete(int leader) {

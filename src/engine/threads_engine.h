@@ -117,8 +117,14 @@ class ThreadsEngine : public ServerLoop::Engine, public ServerLoop::Checkpointer
   struct WentSilent {  // an injected hang began (ServerLoop::on_worker_silent)
     int worker = 0;
   };
+  struct ProgressReport {  // ServerLoop::on_round_progress
+    int worker = 0;
+    RoundProgress progress = RoundProgress::kWithLeader;
+    int update_id = 0;
+    int64_t base_version = 0;
+  };
   using ServerMessage =
-      std::variant<FirstPull, UpdateReady, WorkerGone, OrphanedUpdate, WentSilent>;
+      std::variant<FirstPull, UpdateReady, WorkerGone, OrphanedUpdate, WentSilent, ProgressReport>;
 
   // Engine time: seconds since the start, less the pauses. `clock_at` maps one back to the
   // clock as the pauses so far stand (a wait across a later pause must re-check).

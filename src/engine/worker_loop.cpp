@@ -111,6 +111,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     info.compute_seconds = computed - started;
     const int leader = reply->plan.send_to;
     if (leader == protocol::kServer && !reply->plan.gather_from.empty()) {
+      link.report_progress(info, RoundProgress::kGathering);
       if (const auto ended = gather(reply->plan, info, reply->update)) return *ended;
     }
 
@@ -126,6 +127,7 @@ bool work(worker::Worker& trainer, const InjectedDelays& delays, WorkerLink& lin
     if (leader == protocol::kServer) {
       link.push(info, reply->update, sparse);
     } else {
+      link.report_progress(info, RoundProgress::kWithLeader);
       link.send_to_leader(leader, info, reply->update);
     }
     held.clear();

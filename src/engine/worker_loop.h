@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "engine/injected_delays.h"
 #include "engine/model_snapshots.h"
+#include "engine/round_progress.h"
 #include "metrics/activity_timeline.h"
 #include "protocol/protocol.h"
 #include "worker/worker.h"
@@ -74,6 +75,9 @@ class WorkerLink {
   // A leader's wait for its members: the next message, or nothing once `deadline` passed or
   // the run is over.
   virtual std::optional<MemberMessage> receive_from_member(double deadline) = 0;
+  // Tells the server where this worker's update of `info` is, for its stall messages (a member's
+  // told before it is handed to the leader, so that the notice comes before the leader's push).
+  virtual void report_progress(const protocol::UpdateInfo& info, RoundProgress progress) = 0;
   // Tells the server this worker is gone: `error` is empty for an injected crash, and
   // `stranded_members` are the members whose updates a leader held and takes with it.
   virtual void report_gone(const std::string& error, const std::vector<int>& stranded_members) = 0;

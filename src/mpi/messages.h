@@ -16,7 +16,9 @@
 //                    bytes, the answer to a kStateRequest); kAwaitingShard (a shard's index,
 //                    one int: the worker's push to that shard rank, or the rank's slice of
 //                    its reply, has not gone through within run.stall_warning_s; repeated
-//                    every run.stall_warning_s while so; 0 once it went through after all).
+//                    every run.stall_warning_s while so; 0 once it went through after all);
+//                    kRoundProgress (ProgressHeader: a member's update reached its leader,
+//                    or a leader's own is computed and it gathers, for the stall messages).
 //   server → worker: kReplyHeader (ReplyHeader) followed by kReplyModel (the model), then for a
 //                    leader kReplyMembers (whom it gathers from) and one kRelay (RelayEntry) per
 //                    reply it hands on, or for a plan that re-cuts the data kReplyShares (every
@@ -91,6 +93,7 @@ enum Tag : int {
   kShardState,
   kClockProbe,
   kAwaitingShard,
+  kRoundProgress,
 };
 
 // MPI counts elements in an int.

@@ -186,6 +186,12 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
       take_signal(rank, kWentSilent, comm_);
       server.on_worker_silent(worker);
       return;
+    case kRoundProgress: {
+      const ProgressHeader header =
+          decode_progress_header(take_message(rank, kRoundProgress, comm_), rank);
+      server.on_round_progress(worker, header.progress, header.update_id, header.base_version);
+      return;
+    }
     case kAwaitingShard: {
       const std::vector<int> shard = take_ids(message, comm_);
       check_length(shard.size(), 1, rank, "an awaited shard");
@@ -253,6 +259,9 @@ bool ServerEndpoint::drop(const MPI_Status& message) {
     case kOrphanedUpdate:
     case kAwaitingShard:
       take_ids(message, comm_);
+      return false;
+    case kRoundProgress:
+      take_message(rank, kRoundProgress, comm_);
       return false;
     case kTimeline:
       timelines_[worker] = take_doubles(message, comm_);

@@ -280,6 +280,13 @@ void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info
               kMemberUpdateHeader, kMemberUpdatePayload);
 }
 
+void WorkerEndpoint::report_progress(const protocol::UpdateInfo& info,
+                                     engine::RoundProgress progress) {
+  const ProgressHeader header{progress, info.id, info.base_version};
+  MPI_Request request = post_header(header, server_, kRoundProgress, comm_);
+  wait_for(request);
+}
+
 std::optional<engine::MemberMessage> WorkerEndpoint::receive_from_member(double deadline) {
   Backoff backoff;
   for (;;) {

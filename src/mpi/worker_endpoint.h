@@ -77,6 +77,7 @@ class WorkerEndpoint : public engine::WorkerLink {
   void send_to_leader(int leader, const protocol::UpdateInfo& info,
                       std::span<const float> update) override;
   std::optional<engine::MemberMessage> receive_from_member(double deadline) override;
+  void report_progress(const protocol::UpdateInfo& info, engine::RoundProgress progress) override;
   void report_gone(const std::string& error, const std::vector<int>& stranded_members) override;
   // A hung worker: tells rank 0 it went silent (kWentSilent, the engine's own notice, so that a
   // checkpoint does not wait for it) and says nothing more until the run ends.

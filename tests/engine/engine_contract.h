@@ -216,6 +216,31 @@ TEST_P(EngineContract, AnInjectedHangIsLoggedAtItsTimeAndFoundByTheStallInspecto
   EXPECT_NE(hung.stall->find("worker 2 ("), std::string::npos) << *hung.stall;
 }
 
+// A hung member stops a round with leaders, and its leader and the other member wait too: the
+// message says whom each of them waits for, so that the hung one is the worker left unexplained.
+TEST_P(EngineContract, AHungMemberIsTheOneTheOthersOfItsCommunityWaitFor) {
+  const auto leader_rounds = LeaderRounds::registration();
+  config::Config config = contract_config("leader_rounds");
+  config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
+  config.cluster.failures = {{.worker = 1, .time = 0.05, .kind = "hang"}};
+  config.run.stall_warning_s = 0.1;
+  config.run.stall_timeout_s = 0.3;
+  config.train.max_samples = 1'000'000'000;  // only the stall ends the run
+  Outcome hung = run_small(config);
+  if (!primary(config)) return;
+  ASSERT_TRUE(hung.stall.has_value()) << "a hung worker must stop the run";
+  const std::string& stall = *hung.stall;
+  const std::string itself = "the worker itself waits for ";
+  EXPECT_NE(stall.find(itself + "the update of its member worker 1)"), std::string::npos) << stall;
+  EXPECT_NE(stall.find(itself + "its leader worker 0, which has its update)"), std::string::npos)
+      << stall;
+  size_t explained = 0;
+  for (size_t at = stall.find(itself); at != std::string::npos; at = stall.find(itself, at + 1)) {
+    ++explained;
+  }
+  EXPECT_EQ(explained, 2u) << stall;
+}
+
 // Top-k compressed deltas (spec/ashl.md, Algorithm 2): every push carries 8 bytes per kept
 // entry, whatever the engine's transport, while replies stay dense. The server merges each as
 // the dense delta with zeros elsewhere, so compressed synchronous rounds end on the simulator's

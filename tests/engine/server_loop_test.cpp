@@ -177,5 +177,41 @@ TEST(ServerLoopTest, AMemberDyingAfterItsLeaderHasItsUpdateFreedByTheServer) {
   EXPECT_TRUE(run.engine.told_gone.empty());
 }
 
+// What workers say of their updates in a round with leaders makes the stall message, but only
+// for the round the server waits for: on mpi a notice may come after its round ended.
+TEST(ServerLoopTest, ANoticeOfAnotherRoundIsNotTakenForThisOnes) {
+  const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
+  config::Config config = asp_stalling_after(2);
+  config.protocol.name = "leader_rounds";
+  config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
+  config.cluster.workers = 3;
+  config.cluster.speeds = {1.0};
+  ScriptedRun run(config, {});
+  run.loop.start();
+  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  const int64_t version = run.loop.version();
+  run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0), version);
+  run.loop.on_round_progress(1, RoundProgress::kWithLeader, run.loop.owed_update(1), version);
+  run.loop.on_round_progress(2, RoundProgress::kWithLeader, run.loop.owed_update(2), version - 1);
+  run.loop.on_round_progress(2, RoundProgress::kWithLeader, run.loop.owed_update(2) + 1, version);
+  try {
+    run.loop.serve();
+    FAIL() << "the run did not stall";
+  } catch (const StallError& stall) {
+    const std::string message = stall.what();
+    EXPECT_NE(message.find("worker 0 (waiting for its update since 0.0 s, 2.0 s ago; the worker "
+                           "itself waits for the update of its member worker 2)"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("worker 1 (waiting for its update since 0.0 s, 2.0 s ago; the worker "
+                           "itself waits for its leader worker 0, which has its update)"),
+              std::string::npos)
+        << message;
+    EXPECT_NE(message.find("worker 2 (waiting for its update since 0.0 s, 2.0 s ago)"),
+              std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace hetps::engine

@@ -75,24 +75,5 @@ TEST_F(SimLeadersTest, MembersOfADeadLeaderPullFromTheServerAndGoOn) {
   EXPECT_GT(leaders.summary.updates, 30);
 }
 
-// The leader and the other member wait too: the message says on whom, so that the hung one
-// stands out.
-TEST_F(SimLeadersTest, AHungMemberStopsTheRunNamingItAndWhoWaitsForIt) {
-  config::Config config = leaders_config(3);
-  config.cluster.failures = {{.worker = 1, .time = midway(config), .kind = "hang"}};
-  config.run.stall_warning_s = 0.5;
-  config.run.stall_timeout_s = 1.0;
-  const Outcome leaders = run_small(config);
-  ASSERT_TRUE(leaders.stall.has_value());
-  const std::string& stall = *leaders.stall;
-  EXPECT_NE(stall.find("worker 1 (waiting for its update since"), std::string::npos) << stall;
-  EXPECT_NE(stall.find("the worker itself waits for the update of its member worker 1)"),
-            std::string::npos)
-      << stall;
-  EXPECT_NE(stall.find("the worker itself waits for its leader worker 0, which has its update)"),
-            std::string::npos)
-      << stall;
-}
-
 }  // namespace
 }  // namespace hetps::testing

@@ -42,6 +42,9 @@ class FailingLink : public WorkerLink {
     ADD_FAILURE() << "an update to a leader without a reply";
   }
   std::optional<MemberMessage> receive_from_member(double) override { return std::nullopt; }
+  void report_progress(const protocol::UpdateInfo&, RoundProgress) override {
+    ADD_FAILURE() << "progress reported without a reply";
+  }
   void report_gone(const std::string& error, const std::vector<int>&) override { reported = error; }
   void wait_for_end() override {}
 

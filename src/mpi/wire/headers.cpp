@@ -200,6 +200,18 @@ ClockState decode_clock_state(std::span<const char> bytes, int sender) {
   return state;
 }
 
+ProgressHeader decode_progress_header(std::span<const char> bytes, int sender) {
+  const auto header = header_from<ProgressHeader>(bytes, sender, "a progress report");
+  const FieldCheck check(sender, "a progress report");
+  const auto progress = static_cast<int>(header.progress);
+  check.expect(header.progress == engine::RoundProgress::kWithLeader ||
+                   header.progress == engine::RoundProgress::kGathering,
+               "progress", progress, "0 (with its leader) or 1 (gathering)");
+  check.expect(header.update_id >= 0, "update_id", header.update_id, "0 or more");
+  check.expect(header.base_version >= 0, "base_version", header.base_version, "0 or more");
+  return header;
+}
+
 void check_update_members(const UpdateHeader& header, std::span<const int> members,
                           std::span<const double> step_seconds, int sender,
                           const MessageBounds& bounds) {

@@ -12,6 +12,7 @@
 #include <span>
 #include <vector>
 
+#include "engine/round_progress.h"
 #include "protocol/protocol.h"
 
 namespace hetps::mpi {
@@ -83,6 +84,14 @@ struct ClockState {
   double paused_seconds = 0;  // the pauses that ended, together
 };
 
+// What a worker says of its update in a round with leaders (kRoundProgress;
+// engine::ServerLoop::on_round_progress).
+struct ProgressHeader {
+  engine::RoundProgress progress = engine::RoundProgress::kWithLeader;
+  int update_id = 0;
+  int64_t base_version = 0;
+};
+
 // Each throws MessageError naming `sender` unless `bytes` are one header of its kind whose
 // values fit the run: known update kinds, counts of workers and entries within `bounds`, worker
 // ids of its workers, finite times and rates.
@@ -92,6 +101,7 @@ RelayEntry decode_relay_entry(std::span<const char> bytes, int sender, const Mes
 UpdateHeader decode_update_header(std::span<const char> bytes, int sender,
                                   const MessageBounds& bounds);
 ClockState decode_clock_state(std::span<const char> bytes, int sender);
+ProgressHeader decode_progress_header(std::span<const char> bytes, int sender);
 
 // A leader's update's members (kUpdateMembers) and everyone's seconds per step
 // (kUpdateStepTimes) as `header` announced them: throws MessageError naming `sender` unless
