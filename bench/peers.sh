@@ -69,7 +69,7 @@ rpc_asp_rate() {
 common_settings=(
   --set data.name=synthetic --set data.batch_size=32 --set model.name=mlp
   --set cluster.workers=2 --set cluster.servers=1 --set 'cluster.speeds=[1.0]'
-  --set cluster.compute_noise=0 --set 'cluster.link_gbps=[inf]'
+  --set 'cluster.link_gbps=[inf]'
   --set 'cluster.link_latency_ms=[0]' --set cluster.server_gbps=inf
   --set cluster.server_latency_ms=0 --set "train.max_samples=$samples"
   --set train.eval_interval=1e9 --quiet

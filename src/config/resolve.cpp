@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -61,8 +62,9 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
 }
 
 // Settings that act only in another's mode (a step schedule's step, the simulator's switch
-// cost, the class count of a data set of one's own, the generated set's sizes, the folder of
-// the sets read from files), given a value other
+// cost and its model of compute and of the server, the class count of a data set of one's own,
+// the classes of a non-iid worker, the generated set's sizes, the folder of the sets read from
+// files), given a value other
 // than their default outside it, would do nothing: refused, as a protocol parameter's are
 // (ParamSpec::only_with). The default is not, as a run's config.toml holds every key and must read
 // back.
@@ -89,9 +91,20 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
             "data.synthetic_train", "data.name", {"synthetic"}, config.data.name);
   refuse_if(!generated && config.data.synthetic_test != defaults.data.synthetic_test,
             "data.synthetic_test", "data.name", {"synthetic"}, config.data.name);
-  refuse_if(config.engine != "sim" &&
-                config.cluster.switch_overhead_pulls != defaults.cluster.switch_overhead_pulls,
-            "cluster.switch_overhead_pulls", "engine", {"sim"}, config.engine);
+  refuse_if(config.data.partition != "noniid" &&
+                config.data.classes_per_worker != defaults.data.classes_per_worker,
+            "data.classes_per_worker", "data.partition", {"noniid"}, config.data.partition);
+  // The simulator's model of compute and of the server: a real engine has real ones.
+  const ClusterConfig& cluster = config.cluster;
+  for (const auto& [key, value, default_value] :
+       {std::tuple{"cluster.switch_overhead_pulls", cluster.switch_overhead_pulls,
+                   defaults.cluster.switch_overhead_pulls},
+        std::tuple{"cluster.worker_gflops", cluster.worker_gflops, defaults.cluster.worker_gflops},
+        std::tuple{"cluster.compute_noise", cluster.compute_noise, defaults.cluster.compute_noise},
+        std::tuple{"cluster.apply_gbps", cluster.apply_gbps, defaults.cluster.apply_gbps}}) {
+    refuse_if(config.engine != "sim" && value != default_value, key, "engine", {"sim"},
+              config.engine);
+  }
 }
 
 // A per-worker list longer than the worker count would have its tail ignored: most likely a

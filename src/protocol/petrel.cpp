@@ -313,8 +313,9 @@ std::vector<ParamSpec> petrel_params() {
   return {
       number_param("profile_steps", 10, "BSP rounds over everyone that profile the workers", 1, 1e6,
                    true),
-      number_param("max_communities", 4, "K_max: the most communities the agent forms", 1, 1024,
-                   true),
+      only_with(number_param("max_communities", 4, "K_max: the most communities the agent forms", 1,
+                             1024, true),
+                "grouping", {"kmeans"}),
       word_param("grouping", "kmeans",
                  "how communities form: k-means with the agent's K, or DBSCAN",
                  {"kmeans", "dbscan"}),
@@ -342,8 +343,11 @@ std::vector<ParamSpec> petrel_params() {
                    "the learned agent's reward: loss decrease per second minus this times bytes "
                    "to the server per second (hetps tune petrel trains and scores with it)",
                    0, 1e9),
-      number_param("homogeneity_threshold", 0.15,
-                   "one community when the step times' coefficient of variation is below", 0, 1e9),
+      only_with(number_param("homogeneity_threshold", 0.15,
+                             "one community when the step times' coefficient of variation is "
+                             "below",
+                             0, 1e9),
+                "grouping", {"kmeans"}),
       number_param("regroup_interval", 30, "seconds between two profilings and regroups", 1e-9,
                    1e12),
       number_param("drift_threshold", 0.5,

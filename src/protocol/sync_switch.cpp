@@ -237,8 +237,10 @@ ProtocolInfo sync_switch_protocol() {
                      "momentum in ASP: ramped (m/n for ramp_steps updates, then m), multistep "
                      "(doubled every ramp_steps), scaled (m/n), zero or keep",
                      {"ramped", "multistep", "scaled", "zero", "keep"}),
-          number_param("ramp_steps", 200, "ASP updates per stage of the ramped and multistep rules",
-                       1, 1e12, true),
+          only_with(number_param("ramp_steps", 200,
+                                 "ASP updates per stage of the ramped and multistep rules", 1, 1e12,
+                                 true),
+                    "momentum_rule", {"ramped", "multistep"}),
           word_param("online", "none", "transient-straggler policy", {"none", "greedy", "elastic"}),
           only_with(
               number_param("straggler_factor", 1.5,

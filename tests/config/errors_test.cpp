@@ -56,7 +56,8 @@ TEST(ConfigErrors, BoundaryValuesAreAccepted) {
       "");
   EXPECT_EQ(resolve_error({"cluster.workers=4096", "cluster.servers=256", "data.batch_size=65536",
                            "data.name=synthetic", "data.synthetic_train=10000000",
-                           "data.synthetic_test=10000000", "data.classes_per_worker=1000"}),
+                           "data.synthetic_test=10000000", "data.partition=noniid",
+                           "data.classes_per_worker=1000"}),
             "");
 }
 
@@ -395,6 +396,31 @@ TEST(ConfigErrors, AParameterThatWouldDoNothingIsRefused) {
             "--set protocol.error_feedback=off: protocol.error_feedback acts only with "
             "protocol.compression = \"on\"; protocol.compression is \"off\", so it would do "
             "nothing");
+  EXPECT_EQ(resolve_error(
+                {"protocol.name=petrel", "protocol.grouping=dbscan", "protocol.max_communities=2"}),
+            "--set protocol.max_communities=2: protocol.max_communities acts only with "
+            "protocol.grouping = \"kmeans\"; protocol.grouping is \"dbscan\", so it would do "
+            "nothing");
+  EXPECT_THAT(resolve_error({"protocol.name=petrel", "protocol.grouping=dbscan",
+                             "protocol.homogeneity_threshold=0.5"}),
+              HasSubstr("protocol.homogeneity_threshold acts only with protocol.grouping = "
+                        "\"kmeans\""));
+  for (const char* keep_ratio :
+       {"protocol.r_preset_ahl=0.05", "protocol.r_preset_shl=0.5", "protocol.min_ratio=0.05"}) {
+    EXPECT_THAT(resolve_error({"protocol.name=ashl", "protocol.compression=off", keep_ratio}),
+                HasSubstr("acts only with protocol.compression = \"on\"; protocol.compression "
+                          "is \"off\", so it would do nothing"))
+        << keep_ratio;
+    EXPECT_EQ(resolve_error({"protocol.name=ashl", keep_ratio}), "") << keep_ratio;
+  }
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.momentum_rule=zero",
+                           "protocol.ramp_steps=7"}),
+            "--set protocol.ramp_steps=7: protocol.ramp_steps acts only with "
+            "protocol.momentum_rule = \"ramped\" or \"multistep\"; protocol.momentum_rule is "
+            "\"zero\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.momentum_rule=multistep",
+                           "protocol.ramp_steps=7"}),
+            "");
   EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.straggler_factor=1.5"}), "");
   EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "protocol.online=elastic",
                            "protocol.straggler_factor=2", "protocol.expected_episode_s=3"}),
@@ -415,6 +441,19 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
   EXPECT_EQ(resolve_error({"engine=threads", "cluster.switch_overhead_pulls=5"}),
             "--set cluster.switch_overhead_pulls=5: cluster.switch_overhead_pulls acts only with "
             "engine = \"sim\"; engine is \"threads\", so it would do nothing");
+  for (const char* simulated :
+       {"cluster.worker_gflops=1", "cluster.compute_noise=0.5", "cluster.apply_gbps=0.01"}) {
+    for (const char* engine : {"engine=threads", "engine=mpi"}) {
+      EXPECT_THAT(resolve_error({engine, simulated}),
+                  HasSubstr("acts only with engine = \"sim\"; engine is \""))
+          << engine << " " << simulated;
+    }
+    EXPECT_EQ(resolve_error({simulated}), "") << simulated;
+  }
+  EXPECT_EQ(resolve_error({"data.classes_per_worker=5"}),
+            "--set data.classes_per_worker=5: data.classes_per_worker acts only with "
+            "data.partition = \"noniid\"; data.partition is \"iid\", so it would do nothing");
+  EXPECT_EQ(resolve_error({"data.partition=noniid", "data.classes_per_worker=5"}), "");
   EXPECT_EQ(resolve_error({"data.classes=5"}),
             "--set data.classes=5: data.classes acts only with data.name = \"idx\"; data.name "
             "is \"fashion-mnist\", so it would do nothing");

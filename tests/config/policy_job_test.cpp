@@ -206,7 +206,7 @@ TEST(AnotherJobWarning, NamesTheFirstEightDifferencesAndCountsTheRest) {
       policy.warnings_for({"train.lr=0.011", "train.momentum=0.12", "train.weight_decay=0.013",
                            "train.max_samples=1400", "data.batch_size=15", "protocol.ramp_steps=16",
                            "protocol.online=\"greedy\"", "protocol.budget_steps=18",
-                           "protocol.lr_rule=\"keep\"", "protocol.momentum_rule=\"zero\""});
+                           "protocol.lr_rule=\"keep\"", "protocol.momentum_rule=\"multistep\""});
   ASSERT_EQ(warnings.size(), 1U);
   EXPECT_THAT(warnings[0], HasSubstr("; and 2 more; search this job's x"));
   EXPECT_EQ(std::count(warnings[0].begin(), warnings[0].end(), ';'), 9)
