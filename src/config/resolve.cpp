@@ -143,7 +143,13 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
                                               shaped.cluster.workers)) {
     apply_training_defaults(*defaults, config);
   }
-  const GivenParams given = settings.apply_to(config);
+  GivenParams given = settings.apply_to(config);
+  // Those given for another protocol are that one's (a run's config.toml, which names its
+  // protocol and holds every parameter of it, reused with --set protocol.name=...).
+  std::erase_if(given, [&](const auto& param) {
+    const std::string& given_for = param.second.for_protocol;
+    return !given_for.empty() && given_for != config.protocol.name;
+  });
   config.protocol.params =
       protocol_params(*protocol::find_protocol(config.protocol.name), given, options);
   const std::optional<AppliedPolicy> policy = apply_policy_file(config.protocol.params, given);

@@ -125,14 +125,21 @@ GivenParams UserSettings::apply_to(Config& config) const {
   GivenParams params;
   for (const auto& layer : layers_) {
     const Source& source = layer->source;
+    std::vector<std::string> claimed;
     const ClaimKey claim_protocol_param = [&](const std::string& key, const toml::node& node) {
       constexpr std::string_view kPrefix = "protocol.";
       if (!key.starts_with(kPrefix)) return false;
       const ValueSite site{source, key};
-      params[key.substr(kPrefix.size())] = GivenParam{param_value(node, site), source.where(node)};
+      const std::string name = key.substr(kPrefix.size());
+      params[name] = GivenParam{param_value(node, site), source.where(node), ""};
+      claimed.push_back(name);
       return true;
     };
     read_table(layer->table, config_schema(), config, TableSite{source, "", claim_protocol_param});
+    // A file's parameters are for the protocol the file names, if it names one (a --set layer
+    // holds one key: its parameter is for whichever protocol the run is).
+    if (!toml::at_path(layer->table, "protocol.name").node()) continue;
+    for (const std::string& name : claimed) params[name].for_protocol = config.protocol.name;
   }
   return params;
 }

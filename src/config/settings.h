@@ -28,6 +28,8 @@ namespace hetps::config {
 struct GivenParam {
   ParamValue value;
   std::string where;  // for error messages: "exp.toml:7", "--set protocol.staleness=8"
+  // The protocol.name of the file that gave it, where the file names one; else empty.
+  std::string for_protocol;
 };
 using GivenParams = std::map<std::string, GivenParam>;
 
@@ -47,7 +49,7 @@ class UserSettings {
   void add_string(std::string_view key, std::string value, std::string origin);
 
   // Applies every layer in order to `config`, checking keys, types and ranges; returns the
-  // protocol parameters given, the last value of each.
+  // protocol parameters given, the last value of each, with the protocol each was given for.
   GivenParams apply_to(Config& config) const;
   // Where `key` (dotted: "protocol.name") was set last ("exp.toml:7", "--set protocol.name=ssp"),
   // or nothing when no layer sets it.

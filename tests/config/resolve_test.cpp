@@ -1,5 +1,6 @@
 // Resolution order: built-in defaults < scenario < the scenario's protocol defaults < config
 // file < --set.
+#include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,6 +13,7 @@ namespace hetps::config {
 namespace {
 
 using testing::ConfigFile;
+using ::testing::HasSubstr;
 using testing::resolve_error;
 using testing::resolve_sets;
 
@@ -161,6 +163,32 @@ TEST(Resolve, ExplicitClusterSettingsBeatTheScenario) {
   EXPECT_EQ(config.cluster.speeds, std::vector<double>{2.0});
   EXPECT_EQ(config.cluster.worker_gflops, 5.0);
   EXPECT_EQ(config.cluster.workers, 8);
+}
+
+// A run's config.toml names its protocol and holds all of its parameters: reused with another
+// protocol.name, they stay that protocol's, while a parameter the file gives for the protocol it
+// names, or a --set one, is still checked against the run's protocol.
+TEST(Resolve, AFilesParametersAreForTheProtocolItNames) {
+  const ConfigFile ssp_run("protocol.name = \"ssp\"\nprotocol.staleness = 5\n");
+  const Config reused = resolve_sets({"protocol.name=local_sgd"}, &ssp_run);
+  EXPECT_EQ(reused.protocol.name, "local_sgd");
+  EXPECT_FALSE(reused.protocol.params.contains("staleness"));
+  EXPECT_EQ(reused.run.name, "local_sgd");
+  EXPECT_EQ(resolve_sets({}, &ssp_run).protocol.params.at("staleness"), ParamValue{5.0});
+  // Petrel and ASHL both have a `window`: Petrel's does not become ASHL's.
+  const ConfigFile petrel_run("protocol.name = \"petrel\"\nprotocol.window = 7\n");
+  EXPECT_EQ(resolve_sets({"protocol.name=ashl"}, &petrel_run).protocol.params.at("window"),
+            protocol::find_protocol("ashl")->find_param("window")->default_value);
+  EXPECT_THAT(resolve_error({"protocol.name=local_sgd", "protocol.staleness=5"}, &ssp_run),
+              HasSubstr("--set protocol.staleness=5: protocol.staleness: protocol 'local_sgd' has "
+                        "no parameter 'staleness'"));
+  const ConfigFile mistaken("protocol.name = \"ssp\"\nprotocol.local_steps = 5\n");
+  EXPECT_THAT(resolve_error({}, &mistaken), HasSubstr("protocol 'ssp' has no parameter"));
+  const ConfigFile unnamed("protocol.staleness = 5\n");
+  EXPECT_EQ(resolve_sets({"protocol.name=ssp"}, &unnamed).protocol.params.at("staleness"),
+            ParamValue{5.0});
+  EXPECT_THAT(resolve_error({"protocol.name=local_sgd"}, &unnamed),
+              HasSubstr("protocol 'local_sgd' has no parameter 'staleness'"));
 }
 
 TEST(Resolve, RunNameDefaultsToTheProtocolName) {
