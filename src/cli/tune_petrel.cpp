@@ -237,6 +237,9 @@ void tune_petrel(const TunePetrelFlags& flags) {
   train_agent(episodes, learner, space, flags, signals);
 
   if (out.has_parent_path()) fs::create_directories(out.parent_path());
+  // An earlier agent's evaluation must not stay beside the new agent, were the comparison
+  // stopped before its own is written.
+  fs::remove(evaluation_file);
   model::save_agent_file(out, learner.copy(), space);
   const nlohmann::json evaluation = compare_agents(episodes, out, flags, signals);
   config::write_file_atomically(evaluation_file, evaluation.dump(2) + '\n', "evaluation file");

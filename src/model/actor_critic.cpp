@@ -4,12 +4,15 @@
 #include <torch/torch.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <stdexcept>
 #include <string>
 #include <utility>
 
 #include <fmt/format.h>
+
+#include "params/fnv1a.h"
 
 namespace hetps::model {
 
@@ -164,8 +167,24 @@ EpisodeLoss A3CLearner::learn(ActorCritic& local, std::span<const Transition> ep
 
 namespace {
 
-constexpr int64_t kFileVersion = 1;
+// Version 2 added the weights' digest; version 1 files, without it, are read as before.
+constexpr int64_t kFileVersion = 2;
+constexpr int64_t kOldestFileVersion = 1;
 constexpr const char* kAgentFormat = "hetps-petrel-agent";
+
+// The weights' bytes in order, as 64-bit FNV-1a (stored as the int64 of the same bits): libtorch
+// reads an archive's tensors without checking their bytes, so a damaged weight would load and
+// steer the agent.
+int64_t weights_digest(const std::vector<torch::Tensor>& weights) {
+  uint64_t hash = params::kFnv1aStart;
+  for (const torch::Tensor& tensor : weights) {
+    const torch::Tensor values = tensor.detach().to(torch::kCPU).contiguous();
+    hash = params::fnv1a({static_cast<const char*>(values.data_ptr()),
+                          static_cast<size_t>(values.numel()) * values.element_size()},
+                         hash);
+  }
+  return std::bit_cast<int64_t>(hash);
+}
 
 // The staleness choices as stored: kUnbounded as −1, as `protocol.community_staleness` says it.
 torch::Tensor stored_choices(const std::vector<int64_t>& choices) {
@@ -201,6 +220,7 @@ void save_agent_file(const std::filesystem::path& file, const ActorCritic& netwo
                 torch::tensor(std::vector<int64_t>{shape.state_size, shape.actions, shape.hidden}));
   archive.write("max_communities", torch::tensor(int64_t{space.max_communities()}));
   archive.write("staleness_choices", stored_choices(space.staleness_choices()));
+  archive.write("weights_digest", torch::tensor(weights_digest(network.net_->parameters())));
   torch::serialize::OutputArchive weights;
   network.net_->save(weights);
   archive.write("network", weights);
@@ -236,9 +256,10 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
     if (!format.equal(text_tensor(kAgentFormat))) {
       throw std::invalid_argument(fmt::format("format is not {}", kAgentFormat));
     }
-    if (version.item<int64_t>() != kFileVersion) {
-      throw std::invalid_argument(fmt::format("version {}; this hetps reads version {}",
-                                              version.item<int64_t>(), kFileVersion));
+    const int64_t file_version = version.item<int64_t>();
+    if (file_version < kOldestFileVersion || file_version > kFileVersion) {
+      throw std::invalid_argument(fmt::format("version {}; this hetps reads versions {} to {}",
+                                              file_version, kOldestFileVersion, kFileVersion));
     }
     if (shape_values.numel() != 3) {
       throw std::invalid_argument(fmt::format(
@@ -260,6 +281,15 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
     torch::serialize::InputArchive weights;
     archive.read("network", weights);
     network.net_->load(weights);
+    if (file_version >= 2) {
+      torch::Tensor digest;
+      archive.read("weights_digest", digest);
+      if (digest.item<int64_t>() != weights_digest(network.net_->parameters())) {
+        throw std::invalid_argument(
+            "its network's weights are not those hetps wrote (their digest differs): the file "
+            "was damaged or changed; train the agent again (hetps tune petrel)");
+      }
+    }
     return AgentFile{std::move(network), std::move(space)};
   };
   const auto refuse = [&](const std::string& why) {

@@ -192,5 +192,32 @@ TEST(TunePetrel, SigintStopsTheTrainingWritingNothing) {
                   [&](const fs::directory_entry& entry) { return entry.path() == output; }));
 }
 
+// A new agent stopped during its comparison leaves no evaluation: the earlier agent's would
+// describe another agent.
+TEST(TunePetrel, ANewAgentStoppedBeforeItsEvaluationLeavesNoneOfAnEarlierOne) {
+  const ScratchDir scratch;
+  const fs::path agent = scratch / "agent.pt";
+  const fs::path evaluation = agent.string() + ".evaluation.json";
+  const Outcome first = run_hetps(with_tiny_job(
+      {"tune", "petrel", "--episodes", "2", "--held-out", "1", "--out", agent.string()}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  ASSERT_TRUE(fs::exists(evaluation));
+  const std::string first_agent = read_file(agent);
+  const fs::path output = scratch / "tune.out";
+  const int status = testing::interrupt_when(
+      with_tiny_job(
+          {"tune", "petrel", "--episodes", "3", "--held-out", "1000", "--out", agent.string()}),
+      [&] {
+        std::ifstream in(output);
+        const std::string text{std::istreambuf_iterator<char>(in), {}};
+        return text.find("tiers") != std::string::npos;  // the comparison's table began
+      },
+      output);
+  ASSERT_EQ(status, 130) << read_file(output);
+  EXPECT_THAT(read_file(output), HasSubstr("its evaluation is not"));
+  EXPECT_NE(read_file(agent), first_agent);
+  EXPECT_FALSE(fs::exists(evaluation));
+}
+
 }  // namespace
 }  // namespace hetps::cli

@@ -5,8 +5,11 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
 #include <stdexcept>
+#include <string>
+#include <utility>
 
 #include "data/random.h"
 #include "model/actor_critic.h"
@@ -193,6 +196,61 @@ TEST(AgentFileTest, BadFilesAreNamed) {
         },
         std::invalid_argument)
         << "cut to " << kept << " of " << size << " bytes";
+  }
+}
+
+// The stored bytes of the largest tensor in an agent file (a zip of uncompressed records), found
+// through the zip's central directory: its local headers need not hold the sizes.
+std::pair<size_t, size_t> largest_tensor_bytes(const std::string& zip) {
+  const auto little_endian = [&](size_t at, int bytes) {
+    size_t value = 0;
+    for (int b = bytes - 1; b >= 0; --b) {
+      value = value << 8 | static_cast<unsigned char>(zip[at + static_cast<size_t>(b)]);
+    }
+    return value;
+  };
+  std::pair<size_t, size_t> largest{0, 0};  // where its data starts, its size
+  for (size_t entry = zip.find("PK\x01\x02"); entry != std::string::npos;
+       entry = zip.find("PK\x01\x02", entry + 4)) {
+    const size_t size = little_endian(entry + 20, 4);
+    const std::string name = zip.substr(entry + 46, little_endian(entry + 28, 2));
+    const size_t local = little_endian(entry + 42, 4);
+    const size_t data = local + 30 + little_endian(local + 26, 2) + little_endian(local + 28, 2);
+    if (name.find("/data/") != std::string::npos && size > largest.second) largest = {data, size};
+  }
+  return largest;
+}
+
+// An agent file written before the weights' digest (version 1, from the hetps of cb6c902) is
+// still read. A weight changed since hetps wrote it is refused: libtorch alone would load it.
+TEST(AgentFileTest, AVersionOneFileIsReadAndAChangedWeightIsRefused) {
+  const AgentFile old =
+      load_agent_file(fs::path(HETPS_SOURCE_DIR) / "tests/model/fixtures/agent-v1.pt");
+  EXPECT_EQ(old.space.max_communities(), 2);
+
+  const protocol::ConfigurationSpace space(2, {protocol::kUnbounded, 0});
+  const ScratchFile file("agent.pt");
+  save_agent_file(
+      file.path(),
+      A3CLearner({static_cast<int>(protocol::state_size(space)), static_cast<int>(space.size()), 8},
+                 1, {})
+          .copy(),
+      space);
+  std::string bytes;
+  {
+    std::ifstream in(file.path(), std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const auto [data, size] = largest_tensor_bytes(bytes);
+  ASSERT_GT(size, 16u) << "no tensor record found";
+  bytes[data + size / 2 / 4 * 4] ^= 1;  // the lowest mantissa bit of one float: still finite
+  std::ofstream(file.path(), std::ios::binary | std::ios::trunc) << bytes;
+  try {
+    load_agent_file(file.path());
+    FAIL() << "a changed weight loaded";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("agent file " + file.path().string() +
+                                        ": its network's weights are not those hetps wrote"));
   }
 }
 
