@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -152,8 +153,8 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   return runs;
 }
 
-// The runs are finished and kept whatever happens here: a report that fails (gnuplot missing)
-// is a warning, and the comparison still succeeds.
+// The runs are finished and kept whatever happens here. A report that fails (gnuplot missing)
+// fails the command, which promised it, and says how to write it once the cause is gone.
 void write_compare_report(const std::filesystem::path& comparison,
                           const report::ReportOptions& options) {
   try {
@@ -164,10 +165,10 @@ void write_compare_report(const std::filesystem::path& comparison,
     if (options.timeline_window) {
       window = " --timeline-window " + report::timeline_window_text(*options.timeline_window);
     }
-    fmt::print(std::cerr,
-               "hetps compare: warning: the report was not written: {}\n"
-               "The comparison is complete; to write its report, run: hetps report {}{}\n",
-               error.what(), comparison.string(), window);
+    throw std::runtime_error(
+        fmt::format("the report was not written: {}\nThe comparison is complete; to write its "
+                    "report, run: hetps report {}{}",
+                    error.what(), comparison.string(), window));
   }
 }
 

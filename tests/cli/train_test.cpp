@@ -315,8 +315,9 @@ TEST(Compare, QuietPrintsTheTableOnly) {
   EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 8) << outcome.output;
 }
 
-// A report that fails (here a gnuplot that always fails) leaves the comparison done, and the
-// command it suggests writes the report that was asked for: with the same timeline window.
+// A report that fails (here a gnuplot that always fails) leaves the comparison done but fails
+// the command, and the command it suggests writes the report that was asked for: with the same
+// timeline window.
 TEST(Compare, AFailedReportsHintRepeatsTheTimelineWindow) {
   const ScratchDir scratch;
   std::filesystem::create_directories(scratch / "bin");
@@ -329,8 +330,9 @@ TEST(Compare, AFailedReportsHintRepeatsTheTimelineWindow) {
   const Outcome outcome = run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out",
                                               out.string(), "--timeline-window", "1.5:2"}));
   setenv("PATH", path.c_str(), 1);
-  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
-  EXPECT_THAT(outcome.output, HasSubstr("warning: the report was not written"));
+  ASSERT_EQ(outcome.exit_code, 1) << outcome.output;
+  EXPECT_THAT(outcome.output, HasSubstr("hetps: error: the report was not written: "));
+  EXPECT_TRUE(std::filesystem::exists(out / "summary.csv"));
   EXPECT_THAT(outcome.output,
               HasSubstr("run: hetps report " + out.string() + " --timeline-window 1.5:2\n"));
 }
