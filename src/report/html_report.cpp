@@ -141,14 +141,18 @@ std::string ordinal(int64_t n) {
 // One entry's timeline: its figure, or why there is none. The exact window and stride are in
 // data-* attributes, for a reader or a test to take back.
 std::string timeline_figure(const std::optional<EntryTimeline>& timeline, size_t e,
-                            const std::string& entry, const std::vector<PlotScript>& plots,
+                            const EntryResults& entry, const std::vector<PlotScript>& plots,
                             const fs::path& directory) {
-  const std::string name = escape_html(entry);
+  const std::string name = escape_html(entry.entry);
   if (!timeline) {
+    const bool turned_off = std::all_of(entry.runs.begin(), entry.runs.end(),
+                                        [](const auto* run) { return run->setting.timeline_off; });
     return fmt::format(
         "<div class=\"timeline\" data-entry=\"{0}\"><h3>{0}</h3>\n<p class=\"notes\">not recorded "
-        "(runs of a hetps from before the per-worker timeline)</p></div>\n",
-        name);
+        "({1})</p></div>\n",
+        name,
+        turned_off ? "its runs set <code>run.timeline_intervals = 0</code>"
+                   : "runs of a hetps from before the per-worker timeline");
   }
   const metrics::Summary& s = timeline->run->summary;
   const int64_t stride = timeline->run->timeline->cycle_stride;
@@ -168,7 +172,7 @@ std::string timeline_figure(const std::optional<EntryTimeline>& timeline, size_t
   const std::string body =
       plot == nullptr
           ? "<p class=\"notes\">" + caption + " Nothing was recorded in this window.</p>\n"
-          : figure(directory, *plot, "per-worker timeline of " + entry,
+          : figure(directory, *plot, "per-worker timeline of " + entry.entry,
                    fmt::format("{} Data: <a href=\"{}.csv\">{}.csv</a>.", caption, plot->name,
                                plot->name));
   return fmt::format(
@@ -199,7 +203,7 @@ std::string timeline_section(const Comparison& comparison, const std::vector<Plo
                            "slowest worker, at most to the run's end.",
                            kDefaultWindowCycles));
   for (size_t e = 0; e < comparison.entries.size(); ++e)
-    html += timeline_figure(timelines[e], e, comparison.entries[e].entry, plots, directory);
+    html += timeline_figure(timelines[e], e, comparison.entries[e], plots, directory);
   return html;
 }
 

@@ -35,6 +35,7 @@ RunSetting read_setting(const fs::path& file) {
     setting.data = config["data"]["name"].value_or(std::string());
     setting.workers = config["cluster"]["workers"].value_or(int64_t{0});
     setting.eval_interval = config["train"]["eval_interval"].value_or(0.0);
+    setting.timeline_off = config["run"]["timeline_intervals"].value_or(int64_t{-1}) == 0;
     return setting;
   } catch (const toml::parse_error& error) {
     throw ReportInputError(fmt::format("{}:{}: expected TOML: {}", file.string(),

@@ -36,6 +36,7 @@ struct RunSetting {
   int64_t workers = 0;
   // train.eval_interval: times to target are read at evaluations this far apart (0: unknown).
   double eval_interval = 0;
+  bool timeline_off = false;  // run.timeline_intervals = 0: the run recorded no timeline
 };
 
 // The engines' activities, as the report reads them back from timeline.csv.

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -290,6 +291,20 @@ TEST(Compare, WritesOneRunPerProtocolAndSummaryCsv) {
       EXPECT_TRUE(std::filesystem::exists(out / run / file)) << run << "/" << file;
     }
   }
+}
+
+// The report says why an entry has no timeline: here its runs were told to keep none.
+TEST(Compare, AReportSaysARunToldToKeepNoTimelineKeptNone) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome outcome = run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out",
+                                              out.string(), "--set", "run.timeline_intervals=0"}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_FALSE(std::filesystem::exists(out / "bsp" / "seed-1" / "timeline.csv"));
+  std::ifstream in(out / "report" / "report.html");
+  const std::string page{std::istreambuf_iterator<char>(in), {}};
+  EXPECT_THAT(page, HasSubstr("<h3>bsp</h3>\n<p class=\"notes\">not recorded (its runs set "
+                              "<code>run.timeline_intervals = 0</code>)</p>"));
 }
 
 // --quiet silences the progress, not the result.
