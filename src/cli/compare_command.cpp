@@ -312,6 +312,7 @@ void resume_comparison(const CompareFlags& flags) {
   const DirectoryLock lock(dir);
   const ComparePlan plan = read_compare_plan(dir);
   for (const PlannedRun& run : plan.runs) check_names(run.config);
+  refuse_changed_inputs(plan, dir);
   run_plan(plan, dir, flags.run.quiet);
 }
 

@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "cli/input_files.h"
 #include "cli/run_files.h"
 #include "cli/usage_error.h"
 #include "config/atomic_file.h"
@@ -43,13 +44,15 @@ nlohmann::json read_json(const std::filesystem::path& file) {
 PlannedRun planned_run(config::Config config) {
   std::string directory =
       fmt::format("{}/seed-{}", run_directory_name(config.run.name), config.seed);
-  return {std::move(config), std::move(directory)};
+  return {std::move(config), std::move(directory), nullptr};
 }
 
 void write_compare_plan(const std::filesystem::path& dir, const ComparePlan& plan) {
   nlohmann::json runs = nlohmann::json::array();
+  KnownDigests known;
   for (const PlannedRun& run : plan.runs) {
-    runs.push_back({{"config", config::to_toml_text(run.config)}});
+    runs.push_back({{"config", config::to_toml_text(run.config)},
+                    {"inputs", input_file_digests(run.config, &known)}});
   }
   nlohmann::json json = {{"format", kPlanFormat}, {"runs", runs}};
   if (plan.report.timeline_window) {
@@ -78,6 +81,14 @@ ComparePlan read_compare_plan(const std::filesystem::path& dir) {
       settings.add_text(fields.text(runs[i], "config", path + ".config"),
                         fmt::format("{}: {}.config", file.string(), path));
       plan.runs.push_back(planned_run(config::resolve(settings, {.written_by_hetps = true})));
+      if (runs[i].contains("inputs")) {
+        const nlohmann::json& inputs = runs[i].at("inputs");
+        fields.check_object(inputs, path + ".inputs");
+        for (const auto& [setting, digest] : inputs.items()) {
+          fields.check_object(digest, path + ".inputs." + setting);
+        }
+        plan.runs.back().inputs = inputs;
+      }
       // Two runs in one directory would write over each other.
       for (size_t earlier = 0; earlier + 1 < plan.runs.size(); ++earlier) {
         if (plan.runs[earlier].directory == plan.runs.back().directory) {
@@ -99,6 +110,21 @@ ComparePlan read_compare_plan(const std::filesystem::path& dir) {
   }
   if (plan.runs.empty()) throw refuse("it plans no runs");
   return plan;
+}
+
+void refuse_changed_inputs(const ComparePlan& plan, const std::filesystem::path& dir) {
+  KnownDigests known;
+  for (const PlannedRun& run : plan.runs) {
+    if (run.inputs.is_null()) continue;
+    const std::string changed =
+        changed_input_file(run.inputs, input_file_digests(run.config, &known));
+    if (changed.empty()) continue;
+    throw UsageError(fmt::format(
+        "--resume {}: {} holds other contents than when the comparison started (run {}): the "
+        "runs it kept would not compare with those still to run; put back the file it started "
+        "with, or start a new comparison",
+        dir.string(), changed, run.directory));
+  }
 }
 
 }  // namespace hetps::cli

@@ -10,10 +10,16 @@
 
 namespace hetps::cli {
 
-nlohmann::json input_file_digests(const config::Config& config) {
+nlohmann::json input_file_digests(const config::Config& config, KnownDigests* known) {
   nlohmann::json digests = nlohmann::json::object();
+  const auto digest_of = [&](const std::string& file) {
+    if (known == nullptr) return config::file_digest(file);
+    const auto found = known->find(file);
+    return found != known->end() ? found->second
+                                 : known->emplace(file, config::file_digest(file)).first->second;
+  };
   const auto add = [&](const std::string& setting, const std::string& file) {
-    if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", config::file_digest(file)}};
+    if (!file.empty()) digests[setting] = {{"file", file}, {"fnv1a", digest_of(file)}};
   };
   add("cluster.trace", config.cluster.trace);
   // The data set is read from files too: one swapped for another would resume on other data.

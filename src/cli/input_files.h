@@ -4,15 +4,23 @@
 // resume refuses a run whose files changed since it started.
 #pragma once
 
+#include <map>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "config/config.h"
 
 namespace hetps::cli {
 
+// Digests by file path, for configs that name the same files (a comparison's runs, which
+// share their data set) to read each once.
+using KnownDigests = std::map<std::string, std::string>;
+
 // {"cluster.trace": {"file": path, "fnv1a": 16 hex digits, or "unreadable"}, ...,
-// "data file train-images-idx3-ubyte": {...}}: the config's input files, those it names.
-nlohmann::json input_file_digests(const config::Config& config);
+// "data file train-images-idx3-ubyte": {...}}: the config's input files, those it names. With
+// `known`, a file it holds is not read again, and one read is added to it.
+nlohmann::json input_file_digests(const config::Config& config, KnownDigests* known = nullptr);
 
 // What differs between `saved` (input_file_digests at the start) and `now`: "cluster.trace
 // (tr/live.csv)" for the first setting whose file changed; empty when none did.

@@ -181,7 +181,11 @@ TEST(CompareResume, ABrokenPlanIsNamedWithWhatIsWrong) {
            {R"({"format": "1", "runs": []})", plan + ": format must be 1, got \"1\""},
            {R"({"format": 1, "runs": [{"config": ""}, {"config": "[train]\nlr = 0.1\n"}]})",
             plan + ": runs[0] and runs[1] are the same run (run.name and seed), bsp/seed-1"},
-           {R"([1])", plan + ": the plan must be a JSON object, got [1]"}}) {
+           {R"([1])", plan + ": the plan must be a JSON object, got [1]"},
+           {R"({"format": 1, "runs": [{"config": "", "inputs": 3}]})",
+            plan + ": runs[0].inputs must be an object, got 3"},
+           {R"({"format": 1, "runs": [{"config": "", "inputs": {"cluster.trace": "x"}}]})",
+            plan + ": runs[0].inputs.cluster.trace must be an object, got \"x\""}}) {
     std::ofstream(out / kComparePlanFile) << text;
     outcome = run_hetps({"compare", "--resume", out.string()});
     EXPECT_EQ(outcome.exit_code, 2) << text;
@@ -207,6 +211,31 @@ TEST(CompareResume, ThePlanKeepsTheTimelineWindowAndNoDirectories) {
   const Outcome resumed = run_hetps({"compare", "--resume", out.string()});
   ASSERT_EQ(resumed.exit_code, 0) << resumed.output;
   EXPECT_THAT(resumed.output, HasSubstr("[1/1] bsp seed 1: finished before, kept"));
+}
+
+// A file the runs name (here a trace) changed since the comparison started: the runs it kept
+// would not compare with those still to run, so the resume is refused, naming it.
+TEST(CompareResume, AFileTheRunsNameChangedSinceTheStartIsRefused) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const auto trace = scratch / "trace.csv";
+  std::ofstream(trace) << "time,worker,speed\n0,0,1\n";
+  const Outcome first =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,asp", "--out", out.string(),
+                          "--set", "cluster.trace=" + trace.string()}));
+  ASSERT_EQ(first.exit_code, 0) << first.output;
+  std::filesystem::remove(out / "summary.csv");  // as a kill during asp's run leaves it
+  std::filesystem::remove(out / "asp/seed-1/summary.json");
+  std::ofstream(trace) << "time,worker,speed\n0,0,0.5\n";
+  const Outcome changed = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(changed.exit_code, 2) << changed.output;
+  EXPECT_THAT(changed.output,
+              HasSubstr("cluster.trace (" + trace.string() +
+                        ") holds other contents than when the comparison started (run "
+                        "bsp/seed-1)"));
+  std::ofstream(trace) << "time,worker,speed\n0,0,1\n";
+  const Outcome restored = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(restored.exit_code, 0) << restored.output;
 }
 
 }  // namespace
