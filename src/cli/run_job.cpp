@@ -86,13 +86,17 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
   }
 }
 
-metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
-                         engine::RunListener& progress, const std::atomic<bool>& stop) {
+void refuse_checkpoint_interval(const config::Config& config) {
   if (config.run.checkpoint_interval > 0) {
     throw UsageError(
         "run.checkpoint_interval: this run takes no checkpoints (only `hetps train` and `hetps "
         "compare` do); leave it at 0");
   }
+}
+
+metrics::Summary run_job(const config::Config& config, const std::filesystem::path& dir,
+                         engine::RunListener& progress, const std::atomic<bool>& stop) {
+  refuse_checkpoint_interval(config);
   std::filesystem::create_directories(dir);
   write_config(dir, config);
   RunLog log(dir);

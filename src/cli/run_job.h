@@ -27,6 +27,10 @@ void check_names(const config::Config& config, const config::UserSettings* setti
 metrics::Summary train_job(const config::Config& config, engine::RunListener& listener,
                            const engine::RunCheckpoints& checkpoints = {});
 
+// Throws UsageError for a `run.checkpoint_interval` above 0: a run of run_job takes no
+// checkpoints (the runs of `hetps tune`), and a command that makes such runs says so before any.
+void refuse_checkpoint_interval(const config::Config& config);
+
 // Loads the data, builds the model and trains `config` on its engine, writing config.toml,
 // log.jsonl and summary.json into `dir`, until its end or `stop` (then engine::Interrupted,
 // and no checkpoint is kept). Evaluations also go to `progress`. Throws UsageError

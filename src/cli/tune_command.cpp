@@ -157,6 +157,7 @@ void tune_sync_switch(const TuneFlags& flags) {
   // transient straggler's excursion if the user chose an online policy, as the job would too.
   const config::Config bsp = job_at(user, 1);
   check_names(bsp, &user);
+  refuse_checkpoint_interval(bsp);
   if (bsp.engine == "mpi") {
     throw UsageError(
         "engine = \"mpi\": hetps tune runs its candidates one after another in one process, "

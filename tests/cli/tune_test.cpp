@@ -230,7 +230,8 @@ TEST(TuneInput, OutWhereNoFileCanBeWrittenIsRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
-// What the search sets itself is refused where a config or --set gives it.
+// What the search sets itself, and checkpoints its runs do not take, are refused where a config
+// or --set gives them, before any run.
 TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
   const ScratchDir scratch;
   std::vector<std::string> args = search_args(scratch);
@@ -249,6 +250,11 @@ TEST(TuneInput, SettingsTheSearchMakesAreRefused) {
   EXPECT_EQ(policy.exit_code, 2) << policy.output;
   EXPECT_THAT(policy.output, HasSubstr("hetps: --set protocol.policy_file=mine.json: hetps tune "
                                        "sync-switch writes the policy file"));
+  args.back() = "run.checkpoint_interval=1";
+  const Outcome checkpoints = run_hetps(args);
+  EXPECT_EQ(checkpoints.exit_code, 2) << checkpoints.output;
+  EXPECT_THAT(checkpoints.output,
+              HasSubstr("hetps: run.checkpoint_interval: this run takes no checkpoints"));
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
