@@ -38,6 +38,15 @@ class EngineContract : public ::testing::TestWithParam<std::string> {
     return config;
   }
   bool primary(const config::Config& config) const { return engine::is_primary_process(config); }
+  // `config` with `worker` hung at 0.05 s and stall limits that end the run soon after: only
+  // the stall ends it.
+  static config::Config hanging(config::Config config, int worker) {
+    config.cluster.failures = {{.worker = worker, .time = 0.05, .kind = "hang"}};
+    config.run.stall_warning_s = 0.1;
+    config.run.stall_timeout_s = 0.3;
+    config.train.max_samples = 1'000'000'000;
+    return config;
+  }
 };
 
 // Synchronous rounds aggregate in worker-id order and every worker meets the same batches on
@@ -202,11 +211,7 @@ TEST_P(EngineContract, AHungWorkerStopsTheRunWithTheStallMessage) {
 // and the kind), while the run learns of the silence only from the stall inspector, as it
 // would of a real hang.
 TEST_P(EngineContract, AnInjectedHangIsLoggedAtItsTimeAndFoundByTheStallInspector) {
-  config::Config config = contract_config("asp");
-  config.cluster.failures = {{.worker = 2, .time = 0.05, .kind = "hang"}};
-  config.run.stall_warning_s = 0.1;
-  config.run.stall_timeout_s = 0.3;
-  config.train.max_samples = 1'000'000'000;  // only the stall ends the run
+  const config::Config config = hanging(contract_config("asp"), 2);
   Outcome hung = run_small(config);
   if (!primary(config)) return;
   const nlohmann::json record = {
@@ -220,12 +225,8 @@ TEST_P(EngineContract, AnInjectedHangIsLoggedAtItsTimeAndFoundByTheStallInspecto
 // message says whom each of them waits for, so that the hung one is the worker left unexplained.
 TEST_P(EngineContract, AHungMemberIsTheOneTheOthersOfItsCommunityWaitFor) {
   const auto leader_rounds = LeaderRounds::registration();
-  config::Config config = contract_config("leader_rounds");
+  config::Config config = hanging(contract_config("leader_rounds"), 1);
   config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
-  config.cluster.failures = {{.worker = 1, .time = 0.05, .kind = "hang"}};
-  config.run.stall_warning_s = 0.1;
-  config.run.stall_timeout_s = 0.3;
-  config.train.max_samples = 1'000'000'000;  // only the stall ends the run
   Outcome hung = run_small(config);
   if (!primary(config)) return;
   ASSERT_TRUE(hung.stall.has_value()) << "a hung worker must stop the run";

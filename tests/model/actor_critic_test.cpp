@@ -150,6 +150,13 @@ TEST(AgentFileTest, TheLearnedAgentTakesTheMostProbableAction) {
   EXPECT_EQ(agent.choose(observation), (protocol::CommunityConfiguration{2, 0}));
 }
 
+// A small agent (8 hidden units) of seed 1, untrained, for `space`.
+void save_untrained_agent(const fs::path& file, const protocol::ConfigurationSpace& space) {
+  const ActorCriticShape shape{static_cast<int>(protocol::state_size(space)),
+                               static_cast<int>(space.size()), 8};
+  save_agent_file(file, A3CLearner(shape, 1, {}).copy(), space);
+}
+
 TEST(AgentFileTest, BadFilesAreNamed) {
   const ScratchFile missing("missing.pt");
   try {
@@ -178,12 +185,7 @@ TEST(AgentFileTest, BadFilesAreNamed) {
   // A real agent file cut short, wherever the cut falls.
   const protocol::ConfigurationSpace space(2, {protocol::kUnbounded, 0});
   const ScratchFile whole("whole.pt");
-  save_agent_file(
-      whole.path(),
-      A3CLearner({static_cast<int>(protocol::state_size(space)), static_cast<int>(space.size()), 8},
-                 1, {})
-          .copy(),
-      space);
+  save_untrained_agent(whole.path(), space);
   const auto size = fs::file_size(whole.path());
   for (const auto kept : {size / 4, size / 2, size - 16}) {
     const ScratchFile cut("cut.pt");
@@ -230,12 +232,7 @@ TEST(AgentFileTest, AVersionOneFileIsReadAndAChangedWeightIsRefused) {
 
   const protocol::ConfigurationSpace space(2, {protocol::kUnbounded, 0});
   const ScratchFile file("agent.pt");
-  save_agent_file(
-      file.path(),
-      A3CLearner({static_cast<int>(protocol::state_size(space)), static_cast<int>(space.size()), 8},
-                 1, {})
-          .copy(),
-      space);
+  save_untrained_agent(file.path(), space);
   std::string bytes;
   {
     std::ifstream in(file.path(), std::ios::binary);
