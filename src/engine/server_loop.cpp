@@ -26,9 +26,8 @@ ServerLoop::ServerLoop(const config::Config& config, const data::DataSplit& data
       gone_(static_cast<size_t>(config.cluster.workers), false),
       leader_of_(static_cast<size_t>(config.cluster.workers), protocol::kServer),
       gathering_(static_cast<size_t>(config.cluster.workers)),
-      round_version_(static_cast<size_t>(config.cluster.workers), -1),
       with_leader_(static_cast<size_t>(config.cluster.workers), false),
-      own_update_ready_(static_cast<size_t>(config.cluster.workers), false),
+      gathering_now_(static_cast<size_t>(config.cluster.workers), false),
       shard_failures_(config.cluster),
       first_pull_seen_(static_cast<size_t>(config.cluster.workers), false),
       silent_(static_cast<size_t>(config.cluster.workers), false),
@@ -200,13 +199,13 @@ void ServerLoop::on_orphaned_update(int member) {
   send_replies();
 }
 
-void ServerLoop::on_round_progress(int worker, RoundProgress progress, int update_id,
-                                   int64_t base_version) {
+void ServerLoop::on_round_progress(int worker, RoundProgress progress, int update_id) {
   const auto w = static_cast<size_t>(worker);
-  if (owed_[w] != update_id || round_version_[w] != base_version) return;
+  // Update ids are never reused: a notice of another round names another id.
+  if (owed_[w] != update_id) return;
   if (progress == RoundProgress::kGathering) {
     if (gathering_[w].empty()) return;
-    own_update_ready_[w] = true;
+    gathering_now_[w] = true;
     name_awaited_members(worker);
     return;
   }
@@ -218,13 +217,20 @@ void ServerLoop::on_round_progress(int worker, RoundProgress progress, int updat
 }
 
 void ServerLoop::name_awaited_members(int leader) {
-  if (!own_update_ready_[static_cast<size_t>(leader)]) return;
+  const auto l = static_cast<size_t>(leader);
+  if (!gathering_now_[l]) return;
   std::vector<int> awaited;
-  for (int member : gathering_[static_cast<size_t>(leader)]) {
+  for (int member : gathering_[l]) {
     const auto m = static_cast<size_t>(member);
     if (!with_leader_[m] && !gone_[m]) awaited.push_back(member);
   }
-  inspector_.held_up(leader, awaited.empty() ? "" : updates_of_members(awaited));
+  if (awaited.empty()) {
+    // It merges and pushes now: what holds it up from here (a shard, on mpi) is not a member.
+    gathering_now_[l] = false;
+    inspector_.held_up(leader, "");
+    return;
+  }
+  inspector_.held_up(leader, updates_of_members(awaited));
 }
 
 void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
@@ -247,9 +253,8 @@ void ServerLoop::send_replies() {
     owed_[w] = id;
     leader_of_[w] = route.plan.send_to;
     gathering_[w] = route.plan.gather_from;
-    round_version_[w] = version;
     with_leader_[w] = false;
-    own_update_ready_[w] = false;
+    gathering_now_[w] = false;
     const auto relays = std::ranges::count(routes, route.worker, &ReplyBatch::Route::via);
     Reply reply{route.worker,
                 std::move(route.plan),

@@ -136,11 +136,10 @@ class ServerLoop : public protocol::Actions {
   void on_worker_held_up(int worker, std::string blocker) {
     inspector_.held_up(worker, std::move(blocker));
   }
-  // `worker` says where its update of the round `update_id` (trained on the model of
-  // `base_version`) is: with its leader, or (a leader's own) computed while it waits for its
-  // members'. Only for the stall messages; a notice of an earlier round (on mpi it may come after
-  // the round's merged update) is ignored.
-  void on_round_progress(int worker, RoundProgress progress, int update_id, int64_t base_version);
+  // `worker` says where its update of the round `update_id` is: with its leader, or (a leader's
+  // own) computed while it waits for its members'. Only for the stall messages; a notice of an
+  // earlier round (on mpi it may come after the round's merged update) is ignored.
+  void on_round_progress(int worker, RoundProgress progress, int update_id);
   // The id of the update `worker` owes the server, or -1.
   int owed_update(int worker) const { return owed_[static_cast<size_t>(worker)]; }
 
@@ -196,7 +195,7 @@ class ServerLoop : public protocol::Actions {
   void dispatch(Reply reply);
   void release_owed(int worker);
   // Tells the stall inspector which of its members' updates `leader`, its own computed, still
-  // waits for.
+  // waits for, until it has them all.
   void name_awaited_members(int leader);
   // Drains once a checkpoint is due, and has `checkpointer` take it once the workers rest.
   void checkpoint_when_due(Checkpointer& checkpointer, double time);
@@ -214,11 +213,10 @@ class ServerLoop : public protocol::Actions {
   // Per worker, from its current plan: the leader its update goes to, the members it gathers.
   std::vector<int> leader_of_;
   std::vector<std::vector<int>> gathering_;
-  // Per worker, of the round it owes: the version its reply carried (to tell a notice of this
-  // round from an earlier one's), and what it said of its update (on_round_progress).
-  std::vector<int64_t> round_version_;
+  // Per worker, of the round it owes, what it said (on_round_progress): its update is with its
+  // leader; (a leader) it gathers its members' updates, its own computed.
   std::vector<bool> with_leader_;
-  std::vector<bool> own_update_ready_;
+  std::vector<bool> gathering_now_;
   std::vector<const config::WorkerFailure*> hangs_ahead_;  // not logged yet, the next one last
   ShardFailures shard_failures_;
   std::vector<bool> first_pull_seen_;

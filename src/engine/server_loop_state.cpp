@@ -134,8 +134,6 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
       reply.via = checkpoint::integer<int>(saved.at("via"));
       if (reply.via != protocol::kServer) check_worker(reply.via, workers, "a held reply's relay");
       reply.relays = checkpoint::integer<int>(saved.at("relays"));
-      // Its round begins as the reply is sent: what the worker says of it is of this version.
-      round_version_[static_cast<size_t>(reply.worker)] = reply.version;
       held_.push_back(std::move(reply));
     }
   });

@@ -66,7 +66,7 @@ class ThreadsEngine::Link : public WorkerLink {
     }
   }
   void report_progress(const protocol::UpdateInfo& info, RoundProgress progress) override {
-    engine_.inbox_.push(ProgressReport{worker_, progress, info.id, info.base_version});
+    engine_.inbox_.push(ProgressReport{worker_, progress, info.id});
   }
   void report_gone(const std::string& error, const std::vector<int>& stranded_members) override {
     engine_.inbox_.push(WorkerGone{worker_, error, stranded_members});
@@ -253,8 +253,7 @@ void ThreadsEngine::serve_one(double deadline, ServerLoop& server) {
   } else if (const auto* silent = std::get_if<WentSilent>(&*message)) {
     server.on_worker_silent(silent->worker);
   } else if (const auto* report = std::get_if<ProgressReport>(&*message)) {
-    server.on_round_progress(report->worker, report->progress, report->update_id,
-                             report->base_version);
+    server.on_round_progress(report->worker, report->progress, report->update_id);
   } else {
     const auto& ready = std::get<UpdateReady>(*message);
     server.on_update(ready.info, ready.bytes);

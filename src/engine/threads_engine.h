@@ -121,7 +121,6 @@ class ThreadsEngine : public ServerLoop::Engine, public ServerLoop::Checkpointer
     int worker = 0;
     RoundProgress progress = RoundProgress::kWithLeader;
     int update_id = 0;
-    int64_t base_version = 0;
   };
   using ServerMessage =
       std::variant<FirstPull, UpdateReady, WorkerGone, OrphanedUpdate, WentSilent, ProgressReport>;

@@ -189,7 +189,7 @@ void ServerEndpoint::take(const MPI_Status& message, engine::ServerLoop& server)
     case kRoundProgress: {
       const ProgressHeader header =
           decode_progress_header(take_message(rank, kRoundProgress, comm_), rank);
-      server.on_round_progress(worker, header.progress, header.update_id, header.base_version);
+      server.on_round_progress(worker, header.progress, header.update_id);
       return;
     }
     case kAwaitingShard: {

@@ -282,7 +282,7 @@ void WorkerEndpoint::send_to_leader(int leader, const protocol::UpdateInfo& info
 
 void WorkerEndpoint::report_progress(const protocol::UpdateInfo& info,
                                      engine::RoundProgress progress) {
-  const ProgressHeader header{progress, info.id, info.base_version};
+  const ProgressHeader header{progress, info.id};
   MPI_Request request = post_header(header, server_, kRoundProgress, comm_);
   wait_for(request);
 }

@@ -189,11 +189,10 @@ TEST(ServerLoopTest, ANoticeOfAnotherRoundIsNotTakenForThisOnes) {
   ScriptedRun run(config, {});
   run.loop.start();
   for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
-  const int64_t version = run.loop.version();
-  run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0), version);
-  run.loop.on_round_progress(1, RoundProgress::kWithLeader, run.loop.owed_update(1), version);
-  run.loop.on_round_progress(2, RoundProgress::kWithLeader, run.loop.owed_update(2), version - 1);
-  run.loop.on_round_progress(2, RoundProgress::kWithLeader, run.loop.owed_update(2) + 1, version);
+  run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0));
+  run.loop.on_round_progress(1, RoundProgress::kWithLeader, run.loop.owed_update(1));
+  // Another round's notice: update ids are never reused, so it names another id.
+  run.loop.on_round_progress(2, RoundProgress::kWithLeader, run.loop.owed_update(2) + 1);
   try {
     run.loop.serve();
     FAIL() << "the run did not stall";
@@ -210,6 +209,36 @@ TEST(ServerLoopTest, ANoticeOfAnotherRoundIsNotTakenForThisOnes) {
     EXPECT_NE(message.find("worker 2 (waiting for its update since 0.0 s, 2.0 s ago)"),
               std::string::npos)
         << message;
+  }
+}
+
+// A leader that has every member's update pushes: a shard that holds it up then is what the
+// stall names, even after a member, whose update it holds, dies.
+TEST(ServerLoopTest, ALeaderThatHasEveryUpdateIsNoLongerSaidToWaitForItsMembers) {
+  const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
+  config::Config config = asp_stalling_after(2);
+  config.protocol.name = "leader_rounds";
+  config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
+  config.cluster.workers = 3;
+  config.cluster.speeds = {1.0};
+  ScriptedRun run(config, {});
+  run.loop.start();
+  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0));
+  for (int member : {1, 2}) {
+    run.loop.on_round_progress(member, RoundProgress::kWithLeader, run.loop.owed_update(member));
+  }
+  run.loop.on_worker_held_up(0, "server shard 1, which does not answer");
+  run.loop.on_worker_gone(2, "", {});
+  try {
+    run.loop.serve();
+    FAIL() << "the run did not stall";
+  } catch (const StallError& stall) {
+    EXPECT_NE(std::string(stall.what())
+                  .find("worker 0 (waiting for its update since 0.0 s, 2.0 s ago; the worker "
+                        "itself waits for server shard 1, which does not answer)"),
+              std::string::npos)
+        << stall.what();
   }
 }
 

@@ -208,7 +208,6 @@ ProgressHeader decode_progress_header(std::span<const char> bytes, int sender) {
                    header.progress == engine::RoundProgress::kGathering,
                "progress", progress, "0 (with its leader) or 1 (gathering)");
   check.expect(header.update_id >= 0, "update_id", header.update_id, "0 or more");
-  check.expect(header.base_version >= 0, "base_version", header.base_version, "0 or more");
   return header;
 }
 

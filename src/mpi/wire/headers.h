@@ -89,7 +89,6 @@ struct ClockState {
 struct ProgressHeader {
   engine::RoundProgress progress = engine::RoundProgress::kWithLeader;
   int update_id = 0;
-  int64_t base_version = 0;
 };
 
 // Each throws MessageError naming `sender` unless `bytes` are one header of its kind whose

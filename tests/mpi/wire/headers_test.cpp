@@ -244,31 +244,24 @@ TEST(HeadersTest, AClockStateComesBackAndABoolThatIsNotOneIsRefused) {
 }
 
 TEST(HeadersTest, AProgressReportComesBackAndAnUnknownProgressIsRefused) {
-  const ProgressHeader sent{engine::RoundProgress::kGathering, 7, 42};
+  const ProgressHeader sent{engine::RoundProgress::kGathering, 7};
   const ProgressHeader back = decode_progress_header(bytes_of(sent), kHeaderSender);
   EXPECT_EQ(back.progress, engine::RoundProgress::kGathering);
   EXPECT_EQ(back.update_id, 7);
-  EXPECT_EQ(back.base_version, 42);
   EXPECT_EQ(refusal([] {
-              decode_progress_header(bytes_of(ProgressHeader{engine::RoundProgress{2}, 7, 42}),
+              decode_progress_header(bytes_of(ProgressHeader{engine::RoundProgress{2}, 7}),
                                      kHeaderSender);
             }),
             "rank 5 sent a progress report with progress = 2, expected 0 (with its leader) or 1 "
             "(gathering)");
   EXPECT_THAT(refusal([] {
                 decode_progress_header(
-                    bytes_of(ProgressHeader{engine::RoundProgress::kWithLeader, -1, 42}),
+                    bytes_of(ProgressHeader{engine::RoundProgress::kWithLeader, -1}),
                     kHeaderSender);
               }),
               HasSubstr("update_id = -1"));
-  EXPECT_THAT(refusal([] {
-                decode_progress_header(
-                    bytes_of(ProgressHeader{engine::RoundProgress::kWithLeader, 7, -3}),
-                    kHeaderSender);
-              }),
-              HasSubstr("base_version = -3"));
   EXPECT_THAT(refusal([] { decode_progress_header({}, kHeaderSender); }),
-              HasSubstr("a progress report of 0 bytes, expected 16"));
+              HasSubstr("a progress report of 0 bytes, expected 8"));
 }
 
 }  // namespace
