@@ -95,7 +95,8 @@ void sparse_slice(std::span<const char> bytes) {
 // A worker's state for a checkpoint, or a resumed worker's part (kWorkerState, kResumeState).
 void worker_state(std::span<const char> bytes) { decode_state(bytes, kSender).dump(); }
 
-// Appended only: a seed's first byte picks its message.
+// A seed's first byte, modulo their count, picks its message: the committed seeds' first bytes
+// are below the count, and a new message is appended, so that each seed keeps its message.
 constexpr std::array kMessages = {reply_header, relay_entry,    update_header,   leader_update,
                                   clock_state,  shard_order,    worker_timeline, sparse_slice,
                                   worker_state, progress_report};
