@@ -48,7 +48,9 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
   }
   const ProtocolParams complete = protocol::complete_params(info, params);
   // A value that would do nothing is refused; the default is not, as a run's own config.toml,
-  // which holds every parameter, must read back.
+  // which holds every parameter, must read back; nor any in a config hetps wrote, which an
+  // earlier hetps may have taken.
+  if (options.written_by_hetps) return complete;
   for (const auto& [name, param] : given) {
     const protocol::ParamSpec* spec = info.find_param(name);
     if (spec == nullptr || !spec->only_with || param.value == spec->default_value) continue;

@@ -313,9 +313,9 @@ std::vector<ParamSpec> petrel_params() {
   return {
       number_param("profile_steps", 10, "BSP rounds over everyone that profile the workers", 1, 1e6,
                    true),
-      only_with(number_param("max_communities", 4, "K_max: the most communities the agent forms", 1,
-                             1024, true),
-                "grouping", {"kmeans"}),
+      // Not idle with DBSCAN: the learned agent's state holds its K over K_max.
+      number_param("max_communities", 4, "K_max: the most communities the agent forms", 1, 1024,
+                   true),
       word_param("grouping", "kmeans",
                  "how communities form: k-means with the agent's K, or DBSCAN",
                  {"kmeans", "dbscan"}),

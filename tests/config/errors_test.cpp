@@ -396,11 +396,6 @@ TEST(ConfigErrors, AParameterThatWouldDoNothingIsRefused) {
             "--set protocol.error_feedback=off: protocol.error_feedback acts only with "
             "protocol.compression = \"on\"; protocol.compression is \"off\", so it would do "
             "nothing");
-  EXPECT_EQ(resolve_error(
-                {"protocol.name=petrel", "protocol.grouping=dbscan", "protocol.max_communities=2"}),
-            "--set protocol.max_communities=2: protocol.max_communities acts only with "
-            "protocol.grouping = \"kmeans\"; protocol.grouping is \"dbscan\", so it would do "
-            "nothing");
   EXPECT_THAT(resolve_error({"protocol.name=petrel", "protocol.grouping=dbscan",
                              "protocol.homogeneity_threshold=0.5"}),
               HasSubstr("protocol.homogeneity_threshold acts only with protocol.grouping = "
@@ -487,6 +482,12 @@ TEST(ConfigErrors, AnIdleSettingInAConfigHetpsWroteIsTaken) {
       testing::settings_from({"data.name=mnist", "data.synthetic_train=1024"});
   EXPECT_THROW(resolve(written), ConfigError);
   EXPECT_EQ(resolve(written, {.written_by_hetps = true}).data.synthetic_train, 1024);
+  // A protocol parameter too (ramp_steps was taken with any momentum rule before cb8da6a).
+  const UserSettings ramp = testing::settings_from(
+      {"protocol.name=sync_switch", "protocol.momentum_rule=zero", "protocol.ramp_steps=100"});
+  EXPECT_THROW(resolve(ramp), ConfigError);
+  EXPECT_EQ(resolve(ramp, {.written_by_hetps = true}).protocol.params.at("ramp_steps"),
+            ParamValue{100.0});
 }
 
 TEST(ConfigErrors, MalformedSetFlags) {
