@@ -40,8 +40,10 @@ nlohmann::json input_file_digests(const config::Config& config, KnownDigests* kn
 std::string changed_input_file(const nlohmann::json& saved, const nlohmann::json& now) {
   for (const auto& [setting, digest] : saved.items()) {
     // One that cannot be read now is not called changed: reading it for the run names what
-    // is wrong with it (missing, a directory).
+    // is wrong with it (missing, a directory). Nor one that could not be read then: no run can
+    // have used it (a comparison planned before its data set was fetched).
     if (now.contains(setting) && now.at(setting).at("fnv1a") == config::kUnreadableFile) continue;
+    if (digest.value("fnv1a", std::string()) == config::kUnreadableFile) continue;
     if (!now.contains(setting) || now.at(setting) != digest) {
       return fmt::format("{} ({})", setting, digest.value("file", std::string("?")));
     }

@@ -23,7 +23,8 @@ using KnownDigests = std::map<std::string, std::string>;
 nlohmann::json input_file_digests(const config::Config& config, KnownDigests* known = nullptr);
 
 // What differs between `saved` (input_file_digests at the start) and `now`: "cluster.trace
-// (tr/live.csv)" for the first setting whose file changed; empty when none did.
+// (tr/live.csv)" for the first setting whose file changed; empty when none did. A file that
+// could not be read then, or cannot now, is not called changed.
 std::string changed_input_file(const nlohmann::json& saved, const nlohmann::json& now);
 
 }  // namespace hetps::cli

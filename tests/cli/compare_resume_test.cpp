@@ -238,5 +238,21 @@ TEST(CompareResume, AFileTheRunsNameChangedSinceTheStartIsRefused) {
   EXPECT_EQ(restored.exit_code, 0) << restored.output;
 }
 
+// A file missing when the comparison started (its first run failed on it) is no change: once
+// it is there, the comparison goes on.
+TEST(CompareResume, AFileMissingAtTheStartAndPutThereAfterIsTaken) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const auto trace = scratch / "trace.csv";
+  const Outcome missing =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp", "--out", out.string(),
+                          "--set", "cluster.trace=" + trace.string()}));
+  ASSERT_NE(missing.exit_code, 0) << missing.output;
+  ASSERT_TRUE(std::filesystem::exists(out / kComparePlanFile)) << missing.output;
+  std::ofstream(trace) << "time,worker,speed\n0,0,1\n";
+  const Outcome resumed = run_hetps({"compare", "--resume", out.string()});
+  EXPECT_EQ(resumed.exit_code, 0) << resumed.output;
+}
+
 }  // namespace
 }  // namespace hetps::cli
