@@ -90,6 +90,22 @@ config::Config asp_stalling_after(double seconds) {
   return config;
 }
 
+// `config` for the test protocol "leader_rounds" with one community: worker 0 leads workers 1
+// and 2 (its registration must be alive).
+config::Config community_of_three(config::Config config) {
+  config.protocol.name = "leader_rounds";
+  config.protocol.params["split"] = 3.0;
+  config.cluster.workers = 3;
+  config.cluster.speeds = {1.0};
+  return config;
+}
+
+// Starts `run`'s loop and hands it the first pulls of workers 0, 1 and 2: the round is answered.
+void start_round(ScriptedRun& run) {
+  run.loop.start();
+  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+}
+
 // A worker stuck before it ever asks (loading its data, say) is named for what it never sent.
 TEST(ServerLoopTest, AWorkerThatNeverPullsIsAStallNamingItsFirstPull) {
   ScriptedRun run(asp_stalling_after(2), {0, 1, 2});  // worker 3 never asks
@@ -162,14 +178,8 @@ TEST(ServerLoopTest, ACheckpointWaitsForAWorkerWhoseFailureIsDueButNotHeardOf) {
 // buffer, so the server frees it, and no notice goes to the dead leader.
 TEST(ServerLoopTest, AMemberDyingAfterItsLeaderHasItsUpdateFreedByTheServer) {
   const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
-  config::Config config = asp_stalling_after(10);
-  config.protocol.name = "leader_rounds";
-  config.protocol.params["split"] = 3.0;
-  config.cluster.workers = 3;
-  config.cluster.speeds = {1.0};
-  ScriptedRun run(config, {});
-  run.loop.start();
-  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  ScriptedRun run(community_of_three(asp_stalling_after(10)), {});
+  start_round(run);
   ASSERT_GE(run.loop.owed_update(1), 0) << "worker 0 leads workers 1 and 2, all answered";
   run.loop.on_worker_gone(0, "", {});  // before either member sent it its update
   run.loop.on_worker_gone(1, "", {});
@@ -181,14 +191,8 @@ TEST(ServerLoopTest, AMemberDyingAfterItsLeaderHasItsUpdateFreedByTheServer) {
 // for the round the server waits for: on mpi a notice may come after its round ended.
 TEST(ServerLoopTest, ANoticeOfAnotherRoundIsNotTakenForThisOnes) {
   const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
-  config::Config config = asp_stalling_after(2);
-  config.protocol.name = "leader_rounds";
-  config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
-  config.cluster.workers = 3;
-  config.cluster.speeds = {1.0};
-  ScriptedRun run(config, {});
-  run.loop.start();
-  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  ScriptedRun run(community_of_three(asp_stalling_after(2)), {});
+  start_round(run);
   run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0));
   run.loop.on_round_progress(1, RoundProgress::kWithLeader, run.loop.owed_update(1));
   // Another round's notice: update ids are never reused, so it names another id.
@@ -216,14 +220,8 @@ TEST(ServerLoopTest, ANoticeOfAnotherRoundIsNotTakenForThisOnes) {
 // stall names, even after a member, whose update it holds, dies.
 TEST(ServerLoopTest, ALeaderThatHasEveryUpdateIsNoLongerSaidToWaitForItsMembers) {
   const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
-  config::Config config = asp_stalling_after(2);
-  config.protocol.name = "leader_rounds";
-  config.protocol.params["split"] = 3.0;  // worker 0 leads workers 1 and 2
-  config.cluster.workers = 3;
-  config.cluster.speeds = {1.0};
-  ScriptedRun run(config, {});
-  run.loop.start();
-  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  ScriptedRun run(community_of_three(asp_stalling_after(2)), {});
+  start_round(run);
   run.loop.on_round_progress(0, RoundProgress::kGathering, run.loop.owed_update(0));
   for (int member : {1, 2}) {
     run.loop.on_round_progress(member, RoundProgress::kWithLeader, run.loop.owed_update(member));
