@@ -167,9 +167,10 @@ EpisodeLoss A3CLearner::learn(ActorCritic& local, std::span<const Transition> ep
 
 namespace {
 
-// Version 2 added the weights' digest; version 1 files, without it, are read as before.
 constexpr int64_t kFileVersion = 2;
 constexpr int64_t kOldestFileVersion = 1;
+// Version 1 files, from before the weights' digest, are still read, unchecked.
+constexpr int64_t kFirstVersionWithDigest = 2;
 constexpr const char* kAgentFormat = "hetps-petrel-agent";
 
 // The weights' bytes in order, as 64-bit FNV-1a (stored as the int64 of the same bits): libtorch
@@ -281,7 +282,7 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
     torch::serialize::InputArchive weights;
     archive.read("network", weights);
     network.net_->load(weights);
-    if (file_version >= 2) {
+    if (file_version >= kFirstVersionWithDigest) {
       torch::Tensor digest;
       archive.read("weights_digest", digest);
       if (digest.item<int64_t>() != weights_digest(network.net_->parameters())) {
