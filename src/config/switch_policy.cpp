@@ -97,6 +97,17 @@ SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::stri
   policy.bsp_run = reader.text(json, "bsp_run", "bsp_run");
   policy.tolerance = reader.number(json, "tolerance", "tolerance", 0, 1);
   policy.candidates = read_candidates(reader, json);
+  // The file records a search: its x is BSP's 1 or one it tried. Any other x was typed in, and
+  // `protocol.bsp_fraction` is where a run takes an x of the user's own.
+  const bool tried = std::any_of(
+      policy.candidates.begin(), policy.candidates.end(),
+      [&](const PolicyCandidate& candidate) { return candidate.bsp_fraction == policy.chosen; });
+  if (policy.chosen != 1 && !tried) {
+    reader.reject("chosen",
+                  "1 or the bsp_fraction of one of the candidates (to train with another x, set "
+                  "protocol.bsp_fraction instead of protocol.policy_file)",
+                  json.at("chosen"));
+  }
   policy.config_hash = reader.text(json, "config_hash", "config_hash");
   const nlohmann::json& seed = reader.field(json, "seed", "seed");
   if (!seed.is_number_unsigned()) reader.reject("seed", "an integer >= 0", seed);

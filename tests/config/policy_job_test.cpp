@@ -46,6 +46,7 @@ class SearchedPolicy {
   explicit SearchedPolicy(const std::optional<Config>& job) : file_("policy.json") {
     SwitchPolicy policy;
     policy.chosen = 0.25;
+    policy.candidates = {{0.5, 0.8, "runs/a"}, {0.25, 0.8, "runs/b"}};
     if (job) policy.job = job_settings(*job);
     write_switch_policy(file_.path(), policy);
   }

@@ -77,6 +77,14 @@ TEST(SwitchPolicy, WrittenFileReadsBackTheSame) {
   EXPECT_EQ(json.at("candidates").at(1).at("run"), "runs/t/00000000000000cc");
 }
 
+TEST(SwitchPolicy, BspsOneIsChosenWithoutBeingACandidate) {
+  const PolicyFile file;
+  SwitchPolicy policy = example_policy();
+  policy.chosen = 1;  // no candidate held: the search does not list x = 1 among them
+  write_switch_policy(file.path(), policy);
+  EXPECT_EQ(read_switch_policy(file.path()), policy);
+}
+
 TEST(SwitchPolicy, TheJobSearchedOnReadsBackAndAFileWithoutItIsRead) {
   const PolicyFile file;
   SwitchPolicy policy = example_policy();
@@ -134,6 +142,9 @@ TEST(SwitchPolicy, EveryBadFieldIsNamedWithItsValue) {
            {"/chosen", "0", "chosen must be a number in (0, 1], got 0"},
            {"/chosen", "1.5", "chosen must be a number in (0, 1], got 1.5"},
            {"/chosen", "\"half\"", "chosen must be a number in (0, 1], got \"half\""},
+           {"/chosen", "0.3",
+            "chosen must be 1 or the bsp_fraction of one of the candidates (to train with "
+            "another x, set protocol.bsp_fraction instead of protocol.policy_file), got 0.3"},
            {"/bsp_accuracy", "-0.1", "bsp_accuracy must be a number in [0, 1], got -0.1"},
            {"/tolerance", "null", "tolerance must be a number in [0, 1], got null"},
            {"/candidates", "{}", "candidates must be a list, got {}"},
