@@ -11,7 +11,8 @@
 // and its report is written). `hetps compare
 // --resume <out> [--quiet]` continues a comparison that was stopped or killed: finished runs are
 // kept, an unfinished one goes on from its newest usable checkpoint, or runs again from its
-// start when it holds none. The mpi engine is refused: it runs one run per mpirun job.
+// start when it holds none. The mpi engine is refused: it runs one run per mpirun job. A protocol
+// parameter shared by the entries (--config, --set) serves those that have it and where it acts.
 #include <algorithm>
 #include <atomic>
 #include <filesystem>
@@ -78,8 +79,8 @@ struct CompareFlags {
 };
 
 // A `protocol.<parameter>` shared by all entries must belong to at least one of them.
-void check_shared_params(const config::UserSettings& shared,
-                         const std::vector<ProtocolEntry>& entries) {
+void check_shared_params_belong(const config::UserSettings& shared,
+                                const std::vector<ProtocolEntry>& entries) {
   config::Config scratch;
   for (const auto& [name, param] : shared.apply_to(scratch)) {
     const bool used = std::any_of(entries.begin(), entries.end(), [&](const ProtocolEntry& e) {
@@ -95,6 +96,32 @@ void check_shared_params(const config::UserSettings& shared,
   }
 }
 
+// ... and act in at least one: the entries where it would do nothing (ParamSpec::only_with)
+// skip it, and one that all of them skip would do nothing at all. A default value is taken
+// anywhere, as `train` takes it.
+void check_shared_params_act(const config::UserSettings& shared,
+                             const std::vector<config::Config>& entry_configs) {
+  config::Config scratch;
+  for (const auto& [name, param] : shared.apply_to(scratch)) {
+    const protocol::ParamSpec* condition_of = nullptr;
+    const bool acts =
+        std::any_of(entry_configs.begin(), entry_configs.end(), [&](const config::Config& config) {
+          const protocol::ParamSpec* spec =
+              protocol::find_protocol(config.protocol.name)->find_param(name);
+          if (spec == nullptr) return false;
+          condition_of = spec;
+          return param.value == spec->default_value || spec->acts_with(config.protocol.params);
+        });
+    if (!acts) {
+      const auto& [other, values] = *condition_of->only_with;
+      throw config::ConfigError(fmt::format(
+          "{}: protocol.{} acts only with protocol.{} = \"{}\", and no compared entry that has it "
+          "has that, so it would do nothing",
+          param.where, name, other, fmt::join(values, "\" or \"")));
+    }
+  }
+}
+
 // Every run, resolved and checked before the first one starts.
 std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   const std::vector<ProtocolEntry> entries = parse_protocol_list(flags.protocols);
@@ -103,14 +130,16 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
                  "hetps compare takes each run's protocol from --protocols; give it there");
   refuse_setting(shared, "run.name",
                  "hetps compare names each run after its --protocols entry; leave run.name out");
-  check_shared_params(shared, entries);
+  check_shared_params_belong(shared, entries);
+  std::vector<config::Config> entry_configs;
   std::vector<PlannedRun> runs;
   std::set<std::string> directories;
   std::vector<std::pair<config::ProtocolConfig, std::string>> protocols;  // by entry text
   for (const ProtocolEntry& entry : entries) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
-    const config::Config config = config::resolve(settings, {.skip_foreign_params = true});
+    const config::Config config = config::resolve(settings, {.compare_entry = entry.origin()});
+    entry_configs.push_back(config);
     check_names(config, &settings);
     // Refused here, before the comparison's directory is written; the engine would refuse the
     // first run (MPI is not started for compare).
@@ -150,6 +179,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
       runs.push_back(planned_run(std::move(seeded)));
     }
   }
+  check_shared_params_act(shared, entry_configs);
   return runs;
 }
 

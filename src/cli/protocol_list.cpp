@@ -61,8 +61,10 @@ ProtocolEntry parse_entry(std::string_view text) {
 
 }  // namespace
 
+std::string ProtocolEntry::origin() const { return fmt::format("--protocols entry \"{}\"", text); }
+
 void ProtocolEntry::add_to(config::UserSettings& settings) const {
-  const std::string origin = fmt::format("--protocols entry \"{}\"", text);
+  const std::string origin = this->origin();
   settings.add_string("protocol.name", protocol, origin);
   for (const auto& [name, value] : params) settings.add("protocol." + name, value, origin);
   // A run name is a directory's name: a path among the entry's values (e.g. an agent file)

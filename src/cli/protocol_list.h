@@ -20,6 +20,8 @@ struct ProtocolEntry {
 
   // Adds this entry's protocol, parameters and run name to `settings`, over what it holds.
   void add_to(config::UserSettings& settings) const;
+  // Where add_to says its settings were given, in error messages: --protocols entry "ssp:...".
+  std::string origin() const;
 };
 
 // Throws UsageError naming the entry for an empty or repeated entry, an unknown protocol, a

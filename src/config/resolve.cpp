@@ -34,9 +34,12 @@ ConfigError idle_setting(std::string_view where, std::string_view key, std::stri
 
 ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenParams& given,
                                const ResolveOptions& options) {
+  const auto shared = [&](const GivenParam& param) {
+    return options.compare_entry && param.where != *options.compare_entry;
+  };
   ProtocolParams params;
   for (const auto& [name, param] : given) {
-    if (options.skip_foreign_params && !info.find_param(name)) continue;
+    if (shared(param) && !info.find_param(name)) continue;
     try {
       // One parameter at a time, so that the registry's message can be prefixed with where
       // the failing value was given.
@@ -51,16 +54,22 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
   // which holds every parameter, must read back; nor any in a config hetps wrote, which an
   // earlier hetps may have taken.
   if (options.written_by_hetps) return complete;
+  bool skipped = false;
   for (const auto& [name, param] : given) {
     const protocol::ParamSpec* spec = info.find_param(name);
-    if (spec == nullptr || !spec->only_with || param.value == spec->default_value) continue;
-    const auto& [other, values] = *spec->only_with;
-    const std::string& actual = std::get<std::string>(complete.at(other));
-    if (std::find(values.begin(), values.end(), actual) == values.end()) {
-      throw idle_setting(param.where, "protocol." + name, "protocol." + other, values, actual);
+    if (spec == nullptr || param.value == spec->default_value || spec->acts_with(complete)) {
+      continue;
     }
+    if (shared(param)) {
+      params.erase(name);
+      skipped = true;
+      continue;
+    }
+    const auto& [other, values] = *spec->only_with;
+    throw idle_setting(param.where, "protocol." + name, "protocol." + other, values,
+                       std::get<std::string>(complete.at(other)));
   }
-  return complete;
+  return skipped ? protocol::complete_params(info, params) : complete;
 }
 
 // Settings that act only in another's mode (a step schedule's step, the simulator's switch

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 
 #include "config/config.h"
@@ -12,9 +13,11 @@
 namespace hetps::config {
 
 struct ResolveOptions {
-  // For `compare`, whose shared settings serve several protocols: a `protocol.<parameter>`
-  // applies to the protocols that have it and is skipped by the others.
-  bool skip_foreign_params = false;
+  // For `compare`, whose shared settings serve several protocols: where the entry's own
+  // settings were given ("--protocols entry \"...\""). Its own protocol parameters are checked as
+  // usual; a shared one is skipped by a protocol that lacks it or where it would do nothing
+  // (ParamSpec::only_with), and compare checks that it acts in some entry. Empty: no compare.
+  std::optional<std::string> compare_entry = std::nullopt;
   // Told of what resolve takes as asked but doubts: a `protocol.policy_file` searched on
   // another job than this one (policy_job.h). Nobody is told when empty.
   std::function<void(const std::string&)> warn = nullptr;

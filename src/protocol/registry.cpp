@@ -59,6 +59,13 @@ std::string protocol_names() {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+bool ParamSpec::acts_with(const config::ProtocolParams& complete) const {
+  if (!only_with) return true;
+  const std::string& actual = std::get<std::string>(complete.at(only_with->param));
+  return std::find(only_with->values.begin(), only_with->values.end(), actual) !=
+         only_with->values.end();
+}
+
 std::optional<std::string> check_param(const ParamSpec& spec, const config::ParamValue& value) {
   if (spec.text) {
     if (std::holds_alternative<std::string>(value)) return std::nullopt;

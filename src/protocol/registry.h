@@ -32,6 +32,10 @@ struct ParamSpec {
     std::vector<std::string> values;
   };
   std::optional<Condition> only_with = std::nullopt;
+
+  // Whether this parameter acts among its protocol's `complete` parameters: it has no
+  // condition, or the condition holds.
+  bool acts_with(const config::ProtocolParams& complete) const;
 };
 
 struct ProtocolInfo {

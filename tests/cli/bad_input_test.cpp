@@ -226,6 +226,20 @@ TEST(BadInput, CompareSharedParameterNoProtocolHas) {
       "protocols (bsp, asp) has it");
 }
 
+TEST(BadInput, CompareSharedParameterThatActsInNoEntry) {
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "bsp,ashl:compression=off", "--set",
+                 "protocol.r_preset_ahl=0.05"}),
+      "--set protocol.r_preset_ahl=0.05: protocol.r_preset_ahl acts only with "
+      "protocol.compression = \"on\", and no compared entry that has it has that, so it would do "
+      "nothing");
+  // An entry's own is refused as in `train`.
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "ashl,ashl:compression=off:r_preset_ahl=0.05"}),
+      "--protocols entry \"ashl:compression=off:r_preset_ahl=0.05\": "
+      "protocol.r_preset_ahl acts only with protocol.compression");
+}
+
 // The report's window is refused as the command line is read: before a report directory is
 // looked at or a comparison runs.
 TEST(BadInput, TimelineWindowIsNamedBeforeAnythingRuns) {

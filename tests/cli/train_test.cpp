@@ -396,5 +396,20 @@ TEST(Compare, EntrySettingsNameTheRunAndSharedParametersApplyWhereKnown) {
   EXPECT_EQ(summary.at("seed"), 2);
 }
 
+// A shared parameter that would do nothing in an entry (ParamSpec::only_with) is skipped there,
+// as a parameter the entry's protocol lacks is.
+TEST(Compare, SharedParametersAreSkippedWhereTheyWouldDoNothing) {
+  const ScratchDir scratch;
+  const auto out = scratch / "cmp";
+  const Outcome outcome = run_hetps(
+      tiny_run({"compare", "--quiet", "--protocols", "sync_switch,sync_switch:momentum_rule=zero",
+                "--set", "protocol.ramp_steps=7", "--out", out.string()}));
+  ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
+  EXPECT_THAT(read_file(out / "sync_switch" / "seed-1" / "config.toml"),
+              HasSubstr("\nramp_steps = 7\n"));
+  EXPECT_THAT(read_file(out / "sync_switch_momentum_rule_zero" / "seed-1" / "config.toml"),
+              HasSubstr("\nramp_steps = 200\n"));
+}
+
 }  // namespace
 }  // namespace hetps::cli

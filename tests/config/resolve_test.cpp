@@ -216,14 +216,37 @@ TEST(Resolve, ForeignProtocolParametersAreSkippedOnlyWhenAsked) {
   const UserSettings settings =
       testing::settings_from({"protocol.name=bsp", "protocol.staleness=8"});
   EXPECT_THROW(resolve(settings), ConfigError);
-  const Config config = resolve(settings, {.skip_foreign_params = true});
+  const Config config = resolve(settings, {.compare_entry = "--protocols entry \"bsp\""});
   EXPECT_EQ(config.protocol.params.count("staleness"), 0u);
 }
 
 TEST(Resolve, SkippingForeignParametersStillChecksKnownOnes) {
   const UserSettings settings =
       testing::settings_from({"protocol.name=ssp", "protocol.staleness=2.5"});
-  EXPECT_THROW(resolve(settings, {.skip_foreign_params = true}), ConfigError);
+  EXPECT_THROW(resolve(settings, {.compare_entry = "--protocols entry \"ssp\""}), ConfigError);
+}
+
+std::string resolve_error_with(const UserSettings& settings, const ResolveOptions& options) {
+  try {
+    resolve(settings, options);
+  } catch (const ConfigError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Resolve, ASharedParameterThatWouldDoNothingIsSkippedAndAnEntrysOwnIsRefused) {
+  UserSettings settings = testing::settings_from({"protocol.r_preset_ahl=0.05"});
+  const std::string entry = "--protocols entry \"ashl:compression=off\"";
+  settings.add_string("protocol.name", "ashl", entry);
+  settings.add_string("protocol.compression", "off", entry);
+  EXPECT_THROW(resolve(settings), ConfigError);
+  const Config config = resolve(settings, {.compare_entry = entry});
+  EXPECT_EQ(config.protocol.params.at("r_preset_ahl"),
+            protocol::find_protocol("ashl")->find_param("r_preset_ahl")->default_value);
+  settings.add("protocol.r_preset_shl", "0.05", entry);
+  EXPECT_THAT(resolve_error_with(settings, {.compare_entry = entry}),
+              HasSubstr(entry + ": protocol.r_preset_shl acts only with protocol.compression"));
 }
 
 TEST(Resolve, ResolvedConfigIsConsistent) {
