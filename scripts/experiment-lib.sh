@@ -2,6 +2,14 @@
 # setting, reused when its summary.csv exists, with one progress line per run.
 # The caller sets `hetps` (the binary) and `out` (the experiment's directory).
 
+# `hetps compare` writes each comparison's report with gnuplot and fails without it; say so
+# before hours of runs rather than after the first comparison.
+if ! command -v gnuplot >/dev/null; then
+  echo "scripts/${0##*/}: gnuplot is missing (hetps compare writes its report with it);" \
+    "scripts/install-deps.sh installs it" >&2
+  exit 1
+fi
+
 # Sets `out` to OUT_DIR, the script's first argument, or to DEFAULT. -h and --help print the
 # script's header comment; any other option is refused: taken for OUT_DIR, it would start hours
 # of runs in a directory named after it.
