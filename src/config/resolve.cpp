@@ -1,6 +1,7 @@
 #include "config/resolve.h"
 
 #include <algorithm>
+#include <cmath>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +19,7 @@
 #include "config/scenarios.h"
 #include "config/switch_policy.h"
 #include "protocol/registry.h"
+#include "protocol/sync_switch.h"
 
 namespace hetps::config {
 namespace {
@@ -135,6 +137,29 @@ void refuse_lists_longer_than_the_workers(const UserSettings& settings, const Co
   }
 }
 
+// Sync-Switch's own budget S given so large that x·S BSP rounds outlast the run's budget: the
+// switch would never come, and the run would be BSP throughout, as if x were 1.
+void refuse_a_switch_after_the_budget(const GivenParams& given, const Config& config) {
+  const auto budget = given.find("budget_steps");
+  if (config.protocol.name != "sync_switch" || budget == given.end()) return;
+  const ProtocolParams& params = config.protocol.params;
+  const double fraction = std::get<double>(params.at("bsp_fraction"));
+  const auto steps = static_cast<int64_t>(std::get<double>(params.at("budget_steps")));
+  const protocol::RunShape shape = protocol::run_shape(config);
+  const double run_steps = protocol::budget_in_bsp_steps(0, shape);
+  const int64_t rounds = protocol::bsp_rounds_before_switch(fraction, steps, shape);
+  if (steps == 0 || fraction >= 1 || static_cast<double>(rounds) < run_steps) return;
+  // The largest S whose x·S rounds to fewer rounds than the run has: x·S < ceil(R) - 1/2.
+  const auto largest = static_cast<int64_t>(std::ceil((std::ceil(run_steps) - 0.5) / fraction)) - 1;
+  throw ConfigError(fmt::format(
+      "{}: protocol.budget_steps = {} puts Sync-Switch's switch after BSP round {} (bsp_fraction "
+      "{} of it), but the run's budget is {:.6g} BSP rounds (train.max_samples = {} / ({} "
+      "workers x batch {})): the switch would never come; give budget_steps at most {} (0: the "
+      "run's budget)",
+      budget->second.where, steps, rounds, fraction, run_steps, config.train.max_samples,
+      shape.workers, shape.batch_size, largest));
+}
+
 }  // namespace
 
 Config resolve(const UserSettings& settings, const ResolveOptions& options) {
@@ -167,7 +192,10 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   if (config.run.name.empty()) config.run.name = config.protocol.name;
   check_consistency(config);
   refuse_lists_longer_than_the_workers(settings, config);
-  if (!options.written_by_hetps) refuse_idle_settings(settings, config);
+  if (!options.written_by_hetps) {
+    refuse_idle_settings(settings, config);
+    refuse_a_switch_after_the_budget(given, config);
+  }
   if (policy && options.warn) {
     if (const auto warning = another_job_warning(*policy, config)) options.warn(*warning);
   }

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "engine/worker_loop.h"
+#include "protocol/registry.h"
 
 namespace hetps::engine {
 
@@ -44,7 +45,7 @@ void ServerLoop::start() {
   // The time-0 evaluation first: the run clock is already going, and what the protocol records
   // as it starts (Petrel's first regroup, SaPus' θ) must not come before a record at 0.
   engine_.evaluate(state_, 0.0);
-  state_.protocol().start(run_shape(config_), *this);
+  state_.protocol().start(protocol::run_shape(config_), *this);
   send_replies();
   // A worker stuck before its first pull (loading data, say) is a stall like any other.
   for (int worker = 0; worker < config_.cluster.workers; ++worker) {

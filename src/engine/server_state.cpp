@@ -36,11 +36,6 @@ server::ServerOptions server_options(const config::Config& config) {
   return options;
 }
 
-protocol::RunShape run_shape(const config::Config& config) {
-  return protocol::RunShape{config.cluster.workers, config.train.max_samples,
-                            config.data.batch_size, config.train.momentum, config.seed};
-}
-
 namespace {
 
 // What a protocol does in `start` before a restore: nothing of it is carried out, as the
@@ -280,7 +275,7 @@ void ServerState::restore_state(const nlohmann::json& state) {
     stats_.restore_state(state.at("statistics"));
     checkpoint::restoring(fmt::format("protocol '{}'", protocol_->name()), [&] {
       DroppedActions dropped(server_->version());
-      protocol_->start(run_shape(config_), dropped);
+      protocol_->start(protocol::run_shape(config_), dropped);
       protocol_->restore_state(state.at("protocol"));
     });
     evaluated_version_ = evaluated_version;

@@ -24,8 +24,6 @@ namespace hetps::engine {
 // The protocol named by `config.protocol`; throws std::invalid_argument for an unknown name.
 std::unique_ptr<protocol::Protocol> make_protocol(const config::ProtocolConfig& config);
 server::ServerOptions server_options(const config::Config& config);
-// What the protocol's `start` is told of the run.
-protocol::RunShape run_shape(const config::Config& config);
 
 class ServerState {
  public:

@@ -15,6 +15,7 @@
 #include "engine/run_timeline.h"
 #include "engine/sparse_push.h"
 #include "engine/worker_factory.h"
+#include "protocol/registry.h"
 #include "worker/merge_updates.h"
 
 namespace hetps::engine {
@@ -86,7 +87,7 @@ void SimEngine::begin() {
   for (const config::WorkerFailure& failure : config_.cluster.failures) {
     schedule(failure.time, EventKind::WorkerFails, failure.worker);
   }
-  state_.protocol().start(run_shape(config_), *this);
+  state_.protocol().start(protocol::run_shape(config_), *this);
   for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   send_replies();
 

@@ -59,6 +59,11 @@ std::string protocol_names() {
   return fmt::format("{}", fmt::join(names, ", "));
 }
 
+RunShape run_shape(const config::Config& config) {
+  return RunShape{config.cluster.workers, config.train.max_samples, config.data.batch_size,
+                  config.train.momentum, config.seed};
+}
+
 bool ParamSpec::acts_with(const config::ProtocolParams& complete) const {
   if (!only_with) return true;
   const std::string& actual = std::get<std::string>(complete.at(only_with->param));

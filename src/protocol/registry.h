@@ -68,6 +68,9 @@ const ProtocolInfo* find_protocol(const std::string& name);
 // The names of all protocols, comma separated, for error messages.
 std::string protocol_names();
 
+// What a protocol's `start` is told of the run `config` describes.
+RunShape run_shape(const config::Config& config);
+
 // Why `value` is not allowed for `spec` ("expected an integer in [0, 1000], got 2.5"), or
 // nullopt when it is.
 std::optional<std::string> check_param(const ParamSpec& spec, const config::ParamValue& value);

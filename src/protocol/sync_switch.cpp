@@ -13,6 +13,17 @@
 
 namespace hetps::protocol {
 
+double budget_in_bsp_steps(int64_t budget_steps, const RunShape& shape) {
+  return budget_steps > 0
+             ? static_cast<double>(budget_steps)
+             : static_cast<double>(shape.max_samples) / (shape.workers * shape.batch_size);
+}
+
+int64_t bsp_rounds_before_switch(double bsp_fraction, int64_t budget_steps, const RunShape& shape) {
+  return bsp_fraction >= 1 ? std::numeric_limits<int64_t>::max()
+                           : std::llround(bsp_fraction * budget_in_bsp_steps(budget_steps, shape));
+}
+
 SyncSwitch::SyncSwitch(SyncSwitchOptions options)
     : options_(options), bsp_("sync_switch", WorkerPlan{}), detector_(0, options.straggler) {}
 
@@ -20,13 +31,7 @@ void SyncSwitch::start(const RunShape& shape, Actions& actions) {
   shape_ = shape;
   detector_ = StragglerDetector(shape.workers, options_.straggler);
   bsp_.start(shape, actions);
-  const double steps = options_.budget_steps > 0 ? static_cast<double>(options_.budget_steps)
-                                                 : static_cast<double>(shape.max_samples) /
-                                                       (shape.workers * shape.batch_size);
-  // x = 1 is BSP to the end, as `bsp` runs it, whatever S's rounding: a round(S) budget would
-  // hand an S that is not whole its last part-round to ASP.
-  bsp_budget_ = options_.bsp_fraction >= 1 ? std::numeric_limits<int64_t>::max()
-                                           : std::llround(options_.bsp_fraction * steps);
+  bsp_budget_ = bsp_rounds_before_switch(options_.bsp_fraction, options_.budget_steps, shape);
   if (bsp_budget_ == 0) leave_bsp("budget", actions);
 }
 

@@ -41,6 +41,13 @@ struct SyncSwitchOptions {
   double switch_overhead_s = 0;  // 0: the measured time of one pull
 };
 
+// S, the budget in BSP steps: `budget_steps`, or the run's whole budget in BSP steps.
+double budget_in_bsp_steps(int64_t budget_steps, const RunShape& shape);
+// The BSP rounds before the switch: x·S rounded; x = 1 is BSP to the end, as `bsp` runs it,
+// whatever S's rounding (a round(S) budget would hand an S that is not whole its last
+// part-round to ASP).
+int64_t bsp_rounds_before_switch(double bsp_fraction, int64_t budget_steps, const RunShape& shape);
+
 class SyncSwitch : public Protocol {
  public:
   explicit SyncSwitch(SyncSwitchOptions options);

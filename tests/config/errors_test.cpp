@@ -490,6 +490,26 @@ TEST(ConfigErrors, AnIdleSettingInAConfigHetpsWroteIsTaken) {
             ParamValue{100.0});
 }
 
+// 4 workers x batch 10 on 4,000 samples: the run has 100 BSP rounds, and x = 0.5 of S = 199
+// rounds (99.5) to the 100th, where the run ends: the switch would never come.
+TEST(ConfigErrors, ASyncSwitchBudgetWhoseSwitchOutlastsTheRunIsRefused) {
+  const auto with_budget = [](std::string_view budget) {
+    return resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
+                          "train.max_samples=4000", "protocol.bsp_fraction=0.5", budget});
+  };
+  EXPECT_EQ(with_budget("protocol.budget_steps=199"),
+            "--set protocol.budget_steps=199: protocol.budget_steps = 199 puts Sync-Switch's "
+            "switch after BSP round 100 (bsp_fraction 0.5 of it), but the run's budget is 100 "
+            "BSP rounds (train.max_samples = 4000 / (4 workers x batch 10)): the switch would "
+            "never come; give budget_steps at most 198 (0: the run's budget)");
+  EXPECT_EQ(with_budget("protocol.budget_steps=198"), "");
+  EXPECT_EQ(with_budget("protocol.budget_steps=0"), "");
+  EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
+                           "train.max_samples=4000", "protocol.bsp_fraction=1",
+                           "protocol.budget_steps=100000"}),
+            "");
+}
+
 TEST(ConfigErrors, MalformedSetFlags) {
   UserSettings settings;
   EXPECT_THROW(

@@ -7,6 +7,7 @@
 
 #include "checkpoint/checkpoint_error.h"
 #include "engine/server_state.h"
+#include "protocol/registry.h"
 #include "small_run.h"
 #include "support/through_cbor.h"
 
@@ -24,7 +25,7 @@ class ServerStateDriver : public protocol::Actions {
 
   // The protocol starts and every worker pulls.
   void start(int workers) {
-    state_.protocol().start(engine::run_shape(config_of_test()), *this);
+    state_.protocol().start(protocol::run_shape(config_of_test()), *this);
     for (int w = 0; w < workers; ++w) state_.protocol().on_pull_request(w, *this);
   }
   void push_updates(int updates) {
