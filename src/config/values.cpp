@@ -116,17 +116,26 @@ void read_into(std::string& out, const toml::node& node, const DirectoryName& na
   read_word(out, node, name, site);
 }
 
+// The per-worker lists, cycled over the workers: a bare number is every worker's, as a list of
+// one is.
 void read_into(std::vector<double>& out, const toml::node& node, const Range& range,
                const ValueSite& site) {
-  const std::string allowed = "a non-empty list of " + numbers(range, "numbers");
-  const auto* array = node.as_array();
-  if (!array || array->empty()) site.reject(allowed, node);
-  std::vector<double> values;
-  for (const toml::node& element : *array) {
+  const std::string allowed = "a " + numbers(range, "number") +
+                              " (for every worker) or a non-empty list of them (cycled over the "
+                              "workers)";
+  const auto number = [&](const toml::node& element) {
     const auto value = element.is_number() ? element.value<double>() : std::nullopt;
     if (!value || !range.contains(*value)) site.reject(allowed, node);
-    values.push_back(*value);
+    return *value;
+  };
+  if (!node.is_array()) {
+    out = {number(node)};
+    return;
   }
+  const toml::array& array = *node.as_array();
+  if (array.empty()) site.reject(allowed, node);
+  std::vector<double> values;
+  for (const toml::node& element : array) values.push_back(number(element));
   out = std::move(values);
 }
 

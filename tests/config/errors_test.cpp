@@ -3,6 +3,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "config/schema.h"
@@ -15,6 +16,7 @@ namespace {
 using testing::ConfigFile;
 using ::testing::HasSubstr;
 using testing::resolve_error;
+using testing::resolve_sets;
 using ::testing::StartsWith;
 
 TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
@@ -96,8 +98,8 @@ TEST(ConfigErrors, InfinityAndNanAreRejected) {
             "--set train.weight_decay=nan: train.weight_decay must be a finite number >= 0, got "
             "nan");
   EXPECT_EQ(resolve_error({"cluster.speeds=[1, inf]"}),
-            "--set cluster.speeds=[1, inf]: cluster.speeds must be a non-empty list of finite "
-            "numbers > 0, got [1, inf]");
+            "--set cluster.speeds=[1, inf]: cluster.speeds must be a finite number > 0 (for every "
+            "worker) or a non-empty list of them (cycled over the workers), got [1, inf]");
   EXPECT_EQ(resolve_error({"cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]"}),
             "--set cluster.stragglers=[{worker=0,start=inf,duration=1,slowdown=2}]: "
             "cluster.stragglers[0].start must be a finite number >= 0, got inf");
@@ -162,14 +164,27 @@ TEST(ConfigErrors, WrongTypesNameWhatIsExpected) {
 
 TEST(ConfigErrors, ListsAreCheckedElementByElement) {
   EXPECT_EQ(resolve_error({"cluster.speeds=[1,-1]"}),
-            "--set cluster.speeds=[1,-1]: cluster.speeds must be a non-empty list of finite "
-            "numbers > 0, got [1, -1]");
+            "--set cluster.speeds=[1,-1]: cluster.speeds must be a finite number > 0 (for every "
+            "worker) or a non-empty list of them (cycled over the workers), got [1, -1]");
   EXPECT_EQ(resolve_error({"cluster.link_gbps=[]"}),
-            "--set cluster.link_gbps=[]: cluster.link_gbps must be a non-empty list of numbers > "
-            "0, or inf, got []");
-  EXPECT_EQ(resolve_error({"cluster.link_latency_ms=0.5"}),
-            "--set cluster.link_latency_ms=0.5: cluster.link_latency_ms must be a non-empty list "
-            "of finite numbers >= 0, got 0.5");
+            "--set cluster.link_gbps=[]: cluster.link_gbps must be a number > 0, or inf (for "
+            "every worker) or a non-empty list of them (cycled over the workers), got []");
+  EXPECT_EQ(resolve_error({"cluster.link_latency_ms=-0.5"}),
+            "--set cluster.link_latency_ms=-0.5: cluster.link_latency_ms must be a finite number "
+            ">= 0 (for every worker) or a non-empty list of them (cycled over the workers), got "
+            "-0.5");
+  EXPECT_EQ(resolve_error({"cluster.link_gbps=\"fast\""}),
+            "--set cluster.link_gbps=\"fast\": cluster.link_gbps must be a number > 0, or inf (for "
+            "every worker) or a non-empty list of them (cycled over the workers), got \"fast\"");
+}
+
+// A bare number is every worker's, as a list of one is.
+TEST(ConfigErrors, APerWorkerListMayBeABareNumber) {
+  const Config config = resolve_sets({"cluster.workers=3", "cluster.link_gbps=inf",
+                                      "cluster.link_latency_ms=0", "cluster.speeds=0.5"});
+  EXPECT_EQ(config.cluster.link_gbps, std::vector<double>{INFINITY});
+  EXPECT_EQ(config.cluster.link_latency_ms, std::vector<double>{0.0});
+  EXPECT_EQ(config.cluster.speeds, std::vector<double>{0.5});
 }
 
 // A value that opens a list, a table or a quoted string is TOML gone wrong, not a word.
