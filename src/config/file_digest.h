@@ -12,4 +12,9 @@ inline constexpr const char* kUnreadableFile = "unreadable";
 // kUnreadableFile when the file cannot be read to its end: missing, a directory, ...
 std::string file_digest(const std::filesystem::path& file);
 
+// What `file` is when it is there but neither a regular file nor a directory ("a FIFO", "a
+// device", "a socket"); empty otherwise. An input file is read whole, and again for its
+// digest: a FIFO would block the run and /dev/zero never end.
+std::string special_file_kind(const std::filesystem::path& file);
+
 }  // namespace hetps::config

@@ -15,6 +15,7 @@
 
 #include "cluster/validate.h"
 #include "config/error.h"
+#include "config/file_digest.h"
 #include "config/policy_job.h"
 #include "config/scenarios.h"
 #include "config/switch_policy.h"
@@ -203,6 +204,10 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
 }
 
 void check_consistency(const Config& config) {
+  if (const std::string kind = special_file_kind(config.cluster.trace); !kind.empty()) {
+    throw ConfigError(
+        fmt::format("cluster.trace '{}': {}; expected a CSV file", config.cluster.trace, kind));
+  }
   try {
     cluster::validate(config.cluster);
   } catch (const std::invalid_argument& error) {

@@ -9,6 +9,7 @@
 
 #include "config/atomic_file.h"
 #include "config/error.h"
+#include "config/file_digest.h"
 #include "config/json_fields.h"
 
 namespace hetps::config {
@@ -121,6 +122,10 @@ SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
   if (std::filesystem::is_directory(file, ignored)) {
     throw ConfigError(
         fmt::format("cannot read policy file {}: a directory; expected a file", file.string()));
+  }
+  if (const std::string kind = special_file_kind(file); !kind.empty()) {
+    throw ConfigError(
+        fmt::format("cannot read policy file {}: {}; expected a file", file.string(), kind));
   }
   std::ifstream in(file);
   if (!in) {

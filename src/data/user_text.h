@@ -15,18 +15,22 @@ inline void strip_byte_order_mark(std::string& first_line) {
   if (first_line.starts_with(kByteOrderMark)) first_line.erase(0, kByteOrderMark.size());
 }
 
-// `text` for an error message that quotes it: control bytes as \xNN, so that the message shows
-// them, and a NUL does not end it early.
+// `text` for an error message that quotes it: control bytes and those past ASCII as \xNN, so
+// that the message shows them, a NUL does not end it early and a binary file puts nothing into
+// the terminal; cut after its first 80 bytes, as a whole binary or 20-MB line would drown the
+// message.
 inline std::string shown(std::string_view text) {
+  constexpr size_t kMostShown = 80;
   std::string out;
-  for (char c : text) {
+  for (char c : text.substr(0, kMostShown)) {
     const auto byte = static_cast<unsigned char>(c);
-    if (byte < 0x20 || byte == 0x7f) {
+    if (byte < 0x20 || byte >= 0x7f) {
       out += fmt::format("\\x{:02x}", byte);
     } else {
       out += c;
     }
   }
+  if (text.size() > kMostShown) out += fmt::format("... ({} bytes in all)", text.size());
   return out;
 }
 

@@ -121,6 +121,12 @@ TEST(TraceErrors, MessagesNameFileLineAndProblem) {
       {"time,worker,speed\n0,0,1\0002\n"s, "line 2: speed '1\\x002' is not a number"},
       {"ti\000me,worker,speed\n"s,
        "line 1: the header is 'ti\\x00me,worker,speed'; expected 'time,worker,speed'"},
+      // Bytes past ASCII too (a binary file's), and a long line is cut after 80 bytes.
+      {"\x7f"
+       "ELF\xc3\n",
+       "line 1: the header is '\\x7fELF\\xc3'; expected 'time,worker,speed'"},
+      {std::string(200, 'a') + "\n", "line 1: the header is '" + std::string(80, 'a') +
+                                         "... (200 bytes in all)'; expected 'time,worker,speed'"},
       {"time,worker,speed\n-1,0,1\n", "line 2: time -1 must be a finite number >= 0"},
       {"time,worker,speed\n0,0,0\n", "line 2: speed 0 must be a finite number > 0"},
       {"time,worker,speed\n0,2,1\n", "line 2: worker 2 is outside [0, 2) (cluster.workers = 2)"},

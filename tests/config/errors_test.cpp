@@ -3,7 +3,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+
 #include <cmath>
+#include <filesystem>
 #include <set>
 
 #include "config/schema.h"
@@ -523,6 +526,18 @@ TEST(ConfigErrors, ASyncSwitchBudgetWhoseSwitchOutlastsTheRunIsRefused) {
                            "train.max_samples=4000", "protocol.bsp_fraction=1",
                            "protocol.budget_steps=100000"}),
             "");
+}
+
+// Read whole, and again for its digest: a FIFO would block the run, and /dev/zero never end.
+TEST(ConfigErrors, ATraceThatIsNoFileIsRefused) {
+  const std::string fifo = ::testing::TempDir() + "ConfigErrors.trace-fifo";
+  std::filesystem::remove(fifo);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_EQ(resolve_error({"cluster.trace=" + fifo}),
+            "cluster.trace '" + fifo + "': a FIFO; expected a CSV file");
+  std::filesystem::remove(fifo);
+  EXPECT_EQ(resolve_error({"cluster.trace=/dev/zero"}),
+            "cluster.trace '/dev/zero': a device; expected a CSV file");
 }
 
 TEST(ConfigErrors, MalformedSetFlags) {

@@ -124,6 +124,17 @@ TEST(SwitchPolicy, ADirectoryIsNamedAsOne) {
   }
 }
 
+// Read whole: /dev/zero would never end.
+TEST(SwitchPolicy, ADeviceIsNamedAsOne) {
+  try {
+    read_switch_policy("/dev/zero");
+    FAIL() << "a device read as a policy file";
+  } catch (const ConfigError& error) {
+    EXPECT_EQ(error.what(),
+              std::string("cannot read policy file /dev/zero: a device; expected a file"));
+  }
+}
+
 TEST(SwitchPolicy, InvalidJsonIsNamed) {
   const PolicyFile file;
   file.write("{\"chosen\": ");
