@@ -110,6 +110,23 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
             "data.classes_per_worker", "data.partition", {"noniid"}, config.data.partition);
   // The simulator's model of compute and of the server: a real engine has real ones.
   const ClusterConfig& cluster = config.cluster;
+  // Random stragglers' episodes, without any: the same test, with a number for their switch.
+  const RandomStragglers& random = cluster.random_stragglers;
+  for (const auto& [key, value, default_value] :
+       {std::tuple{"cluster.random_stragglers.mean_duration", random.mean_duration,
+                   defaults.cluster.random_stragglers.mean_duration},
+        std::tuple{"cluster.random_stragglers.slowdown_min", random.slowdown_min,
+                   defaults.cluster.random_stragglers.slowdown_min},
+        std::tuple{"cluster.random_stragglers.slowdown_max", random.slowdown_max,
+                   defaults.cluster.random_stragglers.slowdown_max}}) {
+    const std::optional<std::string> where = settings.where_set(key);
+    if (random.rate_per_min == 0 && value != default_value && where) {
+      throw ConfigError(fmt::format(
+          "{}: {} acts only with cluster.random_stragglers.rate_per_min > 0; it is 0, so it "
+          "would do nothing",
+          *where, key));
+    }
+  }
   for (const auto& [key, value, default_value] :
        {std::tuple{"cluster.switch_overhead_pulls", cluster.switch_overhead_pulls,
                    defaults.cluster.switch_overhead_pulls},

@@ -493,6 +493,24 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
             "");
 }
 
+TEST(ConfigErrors, RandomStragglersSettingsWithoutAnyEpisodeAreRefused) {
+  EXPECT_EQ(resolve_error({"cluster.random_stragglers.slowdown_max=8"}),
+            "--set cluster.random_stragglers.slowdown_max=8: "
+            "cluster.random_stragglers.slowdown_max acts only with "
+            "cluster.random_stragglers.rate_per_min > 0; it is 0, so it would do nothing");
+  EXPECT_EQ(resolve_error({"cluster.random_stragglers.mean_duration=2",
+                           "cluster.random_stragglers.rate_per_min=0.5"}),
+            "");
+  EXPECT_EQ(resolve_error({"cluster.random_stragglers.slowdown_min=2"}), "");  // its default
+}
+
+TEST(ConfigErrors, ComputeNoiseIsNoiseAtMostOne) {
+  EXPECT_EQ(resolve_error({"cluster.compute_noise=1"}), "");
+  EXPECT_EQ(resolve_error({"cluster.compute_noise=1.5"}),
+            "--set cluster.compute_noise=1.5: cluster.compute_noise must be a number in [0, 1], "
+            "got 1.5");
+}
+
 // A config hetps wrote (a run's config.toml on resume) may hold such a setting that an earlier
 // hetps took: refusing it would leave the run unresumable.
 TEST(ConfigErrors, AnIdleSettingInAConfigHetpsWroteIsTaken) {
