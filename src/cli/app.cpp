@@ -77,6 +77,11 @@ int main_entry(int argc, char** argv) {
   add_tune_command(app);
   add_data_command(app);
   add_protocols_command(app);
+  const auto bad_flag = [&](const std::exception& error) {
+    fmt::print(std::cerr, "hetps: {}\nRun '{}' for the commands and flags.\n", error.what(),
+               help_for(app, argc, argv));
+    return kBadInput;
+  };
   try {
     refuse_unknown_command(app, argc, argv);
     app.parse(argc, argv);
@@ -84,9 +89,9 @@ int main_entry(int argc, char** argv) {
   } catch (const CLI::Success& done) {  // --help, --version
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
-    fmt::print(std::cerr, "hetps: {}\nRun '{}' for the commands and flags.\n", error.what(),
-               help_for(app, argc, argv));
-    return kBadInput;
+    return bad_flag(error);
+  } catch (const FlagError& error) {
+    return bad_flag(error);
   } catch (const RunInterrupted& stop) {
     fmt::print(std::cerr, "hetps: {}\n", stop.what());
     return kInterrupted;

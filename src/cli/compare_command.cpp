@@ -151,14 +151,14 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     }
     const std::string directory = run_directory_name(config.run.name);
     if (!directories.insert(directory).second) {
-      throw UsageError(fmt::format(
+      throw FlagError(fmt::format(
           "--protocols: two entries share the run directory name \"{}\"; rename one", directory));
     }
     // Two entries with the same resolved protocol ("ssp" and "ssp:staleness=3", its default)
     // would run the same runs twice.
     for (const auto& [protocol, text] : protocols) {
       if (protocol == config.protocol) {
-        throw UsageError(fmt::format(
+        throw FlagError(fmt::format(
             "--protocols: entries \"{}\" and \"{}\" run the same settings (a parameter left "
             "out takes its default: hetps protocols lists them); drop one",
             text, entry.text));
@@ -168,7 +168,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     // The last seed must still be one a config holds (a TOML integer).
     constexpr uint64_t kLargestSeed = std::numeric_limits<int64_t>::max();
     if (config.seed > kLargestSeed - static_cast<uint64_t>(flags.seeds - 1)) {
-      throw UsageError(
+      throw FlagError(
           fmt::format("--seeds {}: the seeds from seed = {} on would pass the largest "
                       "seed, {}",
                       flags.seeds, config.seed, kLargestSeed));
@@ -296,7 +296,7 @@ void run_plan(const ComparePlan& plan, const std::filesystem::path& dir, bool qu
 
 void compare(const CompareFlags& flags) {
   if (flags.protocols.empty()) {
-    throw UsageError("--protocols is required (or --resume DIR, to continue a comparison)");
+    throw FlagError("--protocols is required (or --resume DIR, to continue a comparison)");
   }
   const ComparePlan plan{plan_runs(flags), flags.report};
   const std::filesystem::path target = flags.run.out.empty() ? "runs/compare" : flags.run.out;
@@ -320,7 +320,7 @@ void resume_comparison(const CompareFlags& flags) {
   if (!flags.protocols.empty() || flags.seeds_given || !flags.run.config_file.empty() ||
       !flags.run.sets.empty() || !flags.run.out.empty() || flags.run.force ||
       flags.report.timeline_window) {
-    throw UsageError(
+    throw FlagError(
         "--resume continues a comparison with the runs it planned, in its own directory: it "
         "takes no --protocols, --seeds, --config, --set, --out, --force or --timeline-window");
   }

@@ -32,26 +32,26 @@ ProtocolEntry parse_entry(std::string_view text) {
   ProtocolEntry entry{std::string(text), std::string(parts.front()), {}};
   const protocol::ProtocolInfo* info = protocol::find_protocol(entry.protocol);
   if (!info) {
-    throw UsageError(fmt::format("--protocols entry \"{}\": unknown protocol \"{}\"; known: {}",
-                                 text, entry.protocol, protocol::protocol_names()));
+    throw FlagError(fmt::format("--protocols entry \"{}\": unknown protocol \"{}\"; known: {}",
+                                text, entry.protocol, protocol::protocol_names()));
   }
   for (size_t i = 1; i < parts.size(); ++i) {
     const size_t equals = parts[i].find('=');
     if (equals == std::string_view::npos) {
-      throw UsageError(
+      throw FlagError(
           fmt::format("--protocols entry \"{}\": expected PARAMETER=VALUE after ':', got \"{}\"",
                       text, parts[i]));
     }
     std::string name(parts[i].substr(0, equals));
     if (!info->find_param(name)) {
-      throw UsageError(
+      throw FlagError(
           fmt::format("--protocols entry \"{}\": {} has no parameter \"{}\"; its parameters: {}",
                       text, entry.protocol, name, parameter_names(*info)));
     }
     const bool given_before = std::any_of(entry.params.begin(), entry.params.end(),
                                           [&](const auto& param) { return param.first == name; });
     if (given_before) {
-      throw UsageError(
+      throw FlagError(
           fmt::format("--protocols entry \"{}\": parameter \"{}\" is given twice", text, name));
     }
     entry.params.emplace_back(std::move(name), std::string(parts[i].substr(equals + 1)));
@@ -78,7 +78,7 @@ std::vector<ProtocolEntry> parse_protocol_list(std::string_view list) {
   std::vector<ProtocolEntry> entries;
   for (std::string_view text : split(list, ',')) {
     if (text.empty()) {
-      throw UsageError(fmt::format(
+      throw FlagError(fmt::format(
           "--protocols \"{}\": empty entry; expected a comma-separated list such as bsp,asp",
           list));
     }
@@ -86,7 +86,7 @@ std::vector<ProtocolEntry> parse_protocol_list(std::string_view list) {
         std::any_of(entries.begin(), entries.end(),
                     [&](const ProtocolEntry& entry) { return entry.text == text; });
     if (repeated) {
-      throw UsageError(fmt::format("--protocols \"{}\": entry \"{}\" is listed twice", list, text));
+      throw FlagError(fmt::format("--protocols \"{}\": entry \"{}\" is listed twice", list, text));
     }
     entries.push_back(parse_entry(text));
   }

@@ -20,11 +20,16 @@ namespace hetps::cli {
 namespace fs = std::filesystem;
 namespace {
 
+// What the user can do about what is in the way: a resume cannot go elsewhere.
+std::string way_out(std::string_view flag) {
+  if (flag == "--resume") return "move it out of there yourself, then resume again";
+  return fmt::format("remove it yourself or choose another {}", flag);
+}
+
 UsageError not_an_output(const fs::path& target, const OutputKind& kind, std::string_view flag) {
-  return UsageError(
-      fmt::format("refusing to replace {}: it is not {} (those hold {}); "
-                  "remove it yourself or choose another {}",
-                  target.string(), kind.name, fmt::join(kind.markers, " or "), flag));
+  return UsageError(fmt::format("refusing to replace {}: it is not {} (those hold {}); {}",
+                                target.string(), kind.name, fmt::join(kind.markers, " or "),
+                                way_out(flag)));
 }
 
 bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
@@ -37,10 +42,9 @@ bool holds_any(const fs::path& dir, const std::vector<std::string>& markers) {
 void check_nothing_foreign(const fs::path& target, const OutputKind& kind, std::string_view flag) {
   const std::optional<fs::path> foreign = first_foreign(target, kind.foreign);
   if (!foreign) return;
-  throw UsageError(fmt::format(
-      "refusing to replace {}: it holds {}, which is not part of {}; remove it yourself or "
-      "choose another {}",
-      target.string(), foreign->lexically_relative(target).string(), kind.name, flag));
+  throw UsageError(fmt::format("refusing to replace {}: it holds {}, which is not part of {}; {}",
+                               target.string(), foreign->lexically_relative(target).string(),
+                               kind.name, way_out(flag)));
 }
 
 // The pid in `name` when it is `<prefix><digits>`.

@@ -17,7 +17,7 @@ void add_timeline_window_flag(CLI::App& command, report::ReportOptions& options)
             try {
               options.timeline_window = report::parse_timeline_window(text);
             } catch (const std::invalid_argument& error) {
-              throw UsageError(fmt::format("--timeline-window {}: {}", text, error.what()));
+              throw FlagError(fmt::format("--timeline-window {}: {}", text, error.what()));
             }
           },
           "Seconds of each run that the report's per-worker timeline shows, e.g. 0:30, or 10: "

@@ -89,7 +89,7 @@ void train_into_directory(const config::Config& config, const RunFlags& flags) {
 // at the same path on every host (a shared file system); only rank 0 reads the checkpoint.
 config::Config config_to_resume(const RunFlags& flags) {
   if (!flags.config_file.empty() || !flags.sets.empty() || !flags.out.empty() || flags.force) {
-    throw UsageError(
+    throw FlagError(
         "--resume continues a run with the config it was started with, in its own directory: it "
         "takes no --config, --set, --out or --force");
   }

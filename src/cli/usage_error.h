@@ -12,6 +12,14 @@ class UsageError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// A flag given wrong, as hetps reads it after the command line parsed (a --protocols entry, a
+// --timeline-window, flags that do not go together): printed, as the parser's own errors are,
+// with the line pointing at the command's --help.
+class FlagError : public UsageError {
+ public:
+  using UsageError::UsageError;
+};
+
 }  // namespace hetps::cli
 
 namespace hetps::cli {

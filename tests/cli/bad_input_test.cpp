@@ -50,6 +50,13 @@ TEST(BadInput, AFlagMistakePointsToItsCommandsHelp) {
   expect_bad_input(run_hetps({"data", "fetch"}),
                    "Run 'hetps data fetch --help' for the commands and flags.");
   expect_bad_input(run_hetps({"data"}), "Run 'hetps data --help' for the commands and flags.");
+  // A flag's value hetps reads after the parser: a --protocols entry, a --timeline-window.
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "bsp,nope"}),
+      "unknown protocol \"nope\"; known: bsp, asp, ssp, local_sgd, sync_switch, petrel, "
+      "sapus, ashl\nRun 'hetps compare --help' for the commands and flags.\n");
+  expect_bad_input(run_hetps({"report", "runs", "--timeline-window", "abc"}),
+                   "Run 'hetps report --help' for the commands and flags.");
 }
 
 TEST(BadInput, MissingSubCommand) {
