@@ -48,7 +48,12 @@ class TraceLine {
   Number parse(std::string_view field, std::string_view column) const {
     Number value{};
     auto [end, error] = std::from_chars(field.data(), field.data() + field.size(), value);
-    if (error != std::errc() || end != field.data() + field.size() || field.empty()) {
+    const bool whole = end == field.data() + field.size() && !field.empty();
+    if (error == std::errc::result_out_of_range && whole) {
+      fail(fmt::format("{} '{}' is out of the range of {}", column, data::shown(field),
+                       std::is_integral_v<Number> ? "an integer" : "a double"));
+    }
+    if (error != std::errc() || !whole) {
       fail(fmt::format("{} '{}' is not {}", column, data::shown(field),
                        std::is_integral_v<Number> ? "an integer" : "a number"));
     }

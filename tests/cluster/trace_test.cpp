@@ -117,6 +117,9 @@ TEST(TraceErrors, MessagesNameFileLineAndProblem) {
       {"time,worker,speed\n0,0,1\nsoon,0,1\n", "line 3: time 'soon' is not a number"},
       {"time,worker,speed\n0,1.5,1\n", "line 2: worker '1.5' is not an integer"},
       {"time,worker,speed\n0,1,\n", "line 2: speed '' is not a number"},
+      {"time,worker,speed\n0,1,1e-400\n", "line 2: speed '1e-400' is out of the range of a double"},
+      {"time,worker,speed\n0,99999999999999999999,1\n",
+       "line 2: worker '99999999999999999999' is out of the range of an integer"},
       // A control byte is shown, and a NUL does not end the message.
       {"time,worker,speed\n0,0,1\0002\n"s, "line 2: speed '1\\x002' is not a number"},
       {"ti\000me,worker,speed\n"s,
