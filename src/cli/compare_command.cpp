@@ -97,28 +97,36 @@ void check_shared_params_belong(const config::UserSettings& shared,
 }
 
 // ... and act in at least one: the entries where it would do nothing (ParamSpec::only_with)
-// skip it, and one that all of them skip would do nothing at all. A default value is taken
-// anywhere, as `train` takes it.
+// skip it, those that give it themselves override it, and one that all of them skip or
+// override would do nothing at all. A default value is taken anywhere, as `train` takes it.
 void check_shared_params_act(const config::UserSettings& shared,
+                             const std::vector<ProtocolEntry>& entries,
                              const std::vector<config::Config>& entry_configs) {
   config::Config scratch;
   for (const auto& [name, param] : shared.apply_to(scratch)) {
-    const protocol::ParamSpec* condition_of = nullptr;
-    const bool acts =
-        std::any_of(entry_configs.begin(), entry_configs.end(), [&](const config::Config& config) {
-          const protocol::ParamSpec* spec =
-              protocol::find_protocol(config.protocol.name)->find_param(name);
-          if (spec == nullptr) return false;
-          condition_of = spec;
-          return param.value == spec->default_value || spec->acts_with(config.protocol.params);
-        });
-    if (!acts) {
-      const auto& [other, values] = *condition_of->only_with;
-      throw config::ConfigError(fmt::format(
-          "{}: protocol.{} acts only with protocol.{} = \"{}\", and no compared entry that has it "
-          "has that, so it would do nothing",
-          param.where, name, other, fmt::join(values, "\" or \"")));
+    const protocol::ParamSpec* idle_in = nullptr;  // where it would do nothing, if anywhere
+    bool acts = false;
+    for (size_t i = 0; i < entries.size() && !acts; ++i) {
+      const config::Config& config = entry_configs[i];
+      const protocol::ParamSpec* spec =
+          protocol::find_protocol(config.protocol.name)->find_param(name);
+      const bool overridden = std::any_of(entries[i].params.begin(), entries[i].params.end(),
+                                          [&](const auto& own) { return own.first == name; });
+      if (spec == nullptr || overridden) continue;
+      acts = param.value == spec->default_value || spec->acts_with(config.protocol.params);
+      if (!acts) idle_in = spec;
     }
+    if (acts) continue;
+    if (idle_in == nullptr) {
+      throw config::ConfigError(fmt::format(
+          "{}: protocol.{} is given by every compared entry that has it, so it would do nothing",
+          param.where, name));
+    }
+    const auto& [other, values] = *idle_in->only_with;
+    throw config::ConfigError(fmt::format(
+        "{}: protocol.{} acts only with protocol.{} = \"{}\", and no compared entry that has it "
+        "has that, so it would do nothing",
+        param.where, name, other, fmt::join(values, "\" or \"")));
   }
 }
 
@@ -179,7 +187,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
       runs.push_back(planned_run(std::move(seeded)));
     }
   }
-  check_shared_params_act(shared, entry_configs);
+  check_shared_params_act(shared, entries, entry_configs);
   return runs;
 }
 

@@ -240,6 +240,10 @@ TEST(BadInput, CompareSharedParameterThatActsInNoEntry) {
       "--set protocol.r_preset_ahl=0.05: protocol.r_preset_ahl acts only with "
       "protocol.compression = \"on\", and no compared entry that has it has that, so it would do "
       "nothing");
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "bsp,ssp:staleness=3", "--set", "protocol.staleness=5"}),
+      "--set protocol.staleness=5: protocol.staleness is given by every compared "
+      "entry that has it, so it would do nothing");
   // An entry's own is refused as in `train`.
   expect_bad_input(
       run_hetps({"compare", "--protocols", "ashl,ashl:compression=off:r_preset_ahl=0.05"}),
