@@ -2,17 +2,10 @@
 # setting, reused when its summary.csv exists, with one progress line per run.
 # The caller sets `hetps` (the binary) and `out` (the experiment's directory).
 
-# `hetps compare` writes each comparison's report with gnuplot and fails without it; say so
-# before hours of runs rather than after the first comparison.
-if ! command -v gnuplot >/dev/null; then
-  echo "scripts/${0##*/}: gnuplot is missing (hetps compare writes its report with it);" \
-    "scripts/install-deps.sh installs it" >&2
-  exit 1
-fi
-
 # Sets `out` to OUT_DIR, the script's first argument, or to DEFAULT. -h and --help print the
 # script's header comment; any other option is refused: taken for OUT_DIR, it would start hours
-# of runs in a directory named after it.
+# of runs in a directory named after it. `hetps compare` writes each comparison's report with
+# gnuplot and fails without it: that is said before hours of runs rather than after the first.
 out_dir_or_usage() {  # DEFAULT [FIRST_ARGUMENT]
   local script
   script=scripts/$(basename "$0")
@@ -27,6 +20,11 @@ out_dir_or_usage() {  # DEFAULT [FIRST_ARGUMENT]
       ;;
   esac
   out=${2:-$1}
+  if ! command -v gnuplot >/dev/null; then
+    echo "$script: gnuplot is missing (hetps compare writes its report with it);" \
+      "scripts/install-deps.sh installs it" >&2
+    exit 1
+  fi
 }
 
 # One line per run: its label when it starts, and tune's verdict lines (hetps runs under

@@ -22,7 +22,7 @@ namespace {
 
 // What the user can do about what is in the way: a resume cannot go elsewhere.
 std::string way_out(std::string_view flag) {
-  if (flag == "--resume") return "move it out of there yourself, then resume again";
+  if (flag == "--resume") return "move it away yourself, then resume again";
   return fmt::format("remove it yourself or choose another {}", flag);
 }
 

@@ -79,8 +79,7 @@ TEST(CompareResume, AnUnfinishedRunHoldingWhatNoRunWritesIsRefused) {
   EXPECT_EQ(kept.exit_code, 2) << kept.output;
   EXPECT_THAT(kept.output, HasSubstr("refusing to replace " + (out / "asp/seed-1").string() +
                                      ": it holds notes.txt, which is not part of a hetps run "
-                                     "directory; move it out of there yourself, then resume "
-                                     "again"));
+                                     "directory; move it away yourself, then resume again"));
   EXPECT_EQ(read_file(out / "asp/seed-1/notes.txt"), "mine");
 
   std::filesystem::remove_all(out / "asp");
