@@ -29,6 +29,7 @@
 #include "cli/stop_signals.h"
 #include "cli/tune_petrel.h"
 #include "cli/usage_error.h"
+#include "config/error.h"
 #include "config/policy_job.h"
 #include "config/resolve.h"
 #include "config/switch_policy.h"
@@ -156,6 +157,17 @@ void tune_sync_switch(const TuneFlags& flags) {
   // after it), except for the part of a round by which S may exceed round(S), and for a
   // transient straggler's excursion if the user chose an online policy, as the job would too.
   const config::Config bsp = job_at(user, 1);
+  protocol::SwitchSearchOptions options;
+  options.tolerance = flags.tolerance;
+  // What only a switching x refuses (a protocol.budget_steps whose switch would come after the
+  // run's end: the larger x, the sooner) is refused before BSP's run rather than after it.
+  const double largest = protocol::largest_candidate(options);
+  try {
+    job_at(user, largest);
+  } catch (const config::ConfigError& error) {
+    throw config::ConfigError(fmt::format(
+        "{} (hetps tune sync-switch tries protocol.bsp_fraction up to {})", error.what(), largest));
+  }
   check_names(bsp, &user);
   refuse_checkpoint_interval(bsp);
   if (bsp.engine == "mpi") {
@@ -168,8 +180,6 @@ void tune_sync_switch(const TuneFlags& flags) {
       flags.run.out.empty() ? fs::path(flags.runs) / "policy.json" : fs::path(flags.run.out);
   check_output_file(out, flags.run.out.empty() ? "--runs" : "--out", "a policy file",
                     [](const fs::path& file) { config::read_switch_policy(file); });
-  protocol::SwitchSearchOptions options;
-  options.tolerance = flags.tolerance;
   const StopSignals signals;
   SearchRuns runs(flags, user, most_runs(options), signals.requested());
   protocol::SwitchSearchResult result;

@@ -6,6 +6,18 @@ bool holds_within(double accuracy, double bsp_accuracy, double tolerance) {
   return accuracy >= bsp_accuracy - tolerance;
 }
 
+namespace {
+
+constexpr double kFirstHalving = 0.5;
+
+double refined(double held, double failed) { return (held + failed) / 2; }
+
+}  // namespace
+
+double largest_candidate(const SwitchSearchOptions& options) {
+  return options.refine ? refined(1.0, kFirstHalving) : kFirstHalving;
+}
+
 SwitchSearchResult search_switch_point(const std::function<double(double)>& final_accuracy,
                                        const SwitchSearchOptions& options) {
   SwitchSearchResult result;
@@ -17,10 +29,10 @@ SwitchSearchResult search_switch_point(const std::function<double(double)>& fina
     return holds_within(accuracy, result.bsp_accuracy, options.tolerance);
   };
   double held = 1.0;  // the smallest x that held so far
-  for (double x = 0.5; x >= options.smallest; x /= 2) {
+  for (double x = kFirstHalving; x >= options.smallest; x /= 2) {
     if (!holds(x)) {
       if (options.refine) {
-        const double between = (held + x) / 2;
+        const double between = refined(held, x);
         if (holds(between)) held = between;
       }
       break;

@@ -32,6 +32,9 @@ struct SwitchSearchResult {
 // every report of a search must use too (the same floating-point test decides the boundary).
 bool holds_within(double accuracy, double bsp_accuracy, double tolerance);
 
+// The largest x below 1 the search may try: the refinement between BSP and 50%, or 50%.
+double largest_candidate(const SwitchSearchOptions& options);
+
 // `final_accuracy(x)` trains the job with bsp_fraction x and returns its final accuracy; it is
 // called first with x = 1 (BSP), then once per candidate.
 SwitchSearchResult search_switch_point(const std::function<double(double)>& final_accuracy,

@@ -186,6 +186,22 @@ TEST(TuneInput, MpiEngineIsRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(scratch / "runs"));
 }
 
+// 100 BSP rounds: S = 140 switches at x = 0.5 (70 rounds) but not at 0.75 (105), which the
+// search tries when 0.5 falls short, after BSP's run.
+TEST(TuneInput, ABudgetALargerCandidateWouldRefuseIsRefusedBeforeAnyRun) {
+  const ScratchDir scratch;
+  const Outcome refused =
+      run_hetps(tiny_run({"tune", "sync-switch", "--runs", (scratch / "runs").string(), "--set",
+                          "cluster.workers=4", "--set", "data.batch_size=10", "--set",
+                          "train.max_samples=4000", "--set", "protocol.budget_steps=140"}));
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_THAT(refused.output,
+              HasSubstr("round(0.75 x 140) = 105 BSP rounds, but the run's budget is 100"));
+  EXPECT_THAT(refused.output,
+              HasSubstr("(hetps tune sync-switch tries protocol.bsp_fraction up to 0.75)"));
+  EXPECT_FALSE(fs::exists(scratch / "runs"));
+}
+
 // The policy file replaces an earlier one only: a file of the user's, or a directory, named by
 // --out is refused before any candidate runs.
 TEST(TuneInput, OutThatIsNotAPolicyFileIsRefusedBeforeAnyRun) {

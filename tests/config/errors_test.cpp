@@ -509,6 +509,11 @@ TEST(ConfigErrors, ComputeNoiseIsNoiseAtMostOne) {
   EXPECT_EQ(resolve_error({"cluster.compute_noise=1.5"}),
             "--set cluster.compute_noise=1.5: cluster.compute_noise must be a number in [0, 1], "
             "got 1.5");
+  // An earlier hetps took it: its runs stay resumable.
+  EXPECT_EQ(
+      resolve(testing::settings_from({"cluster.compute_noise=1.5"}), {.written_by_hetps = true})
+          .cluster.compute_noise,
+      1.5);
 }
 
 // A config hetps wrote (a run's config.toml on resume) may hold such a setting that an earlier
@@ -535,11 +540,19 @@ TEST(ConfigErrors, ASyncSwitchBudgetWhoseSwitchOutlastsTheRunIsRefused) {
   };
   EXPECT_EQ(with_budget("protocol.budget_steps=199"),
             "--set protocol.budget_steps=199: protocol.budget_steps = 199 puts Sync-Switch's "
-            "switch after BSP round 100 (bsp_fraction 0.5 of it), but the run's budget is 100 "
-            "BSP rounds (train.max_samples = 4000 / (4 workers x batch 10)): the switch would "
-            "never come; give budget_steps at most 198 (0: the run's budget)");
+            "switch after round(0.5 x 199) = 100 BSP rounds, but the run's budget is 100 BSP "
+            "rounds (train.max_samples = 4000 / (4 workers x batch 10)): the switch would never "
+            "come; give budget_steps at most 198 (0: the run's budget)");
   EXPECT_EQ(with_budget("protocol.budget_steps=198"), "");
   EXPECT_EQ(with_budget("protocol.budget_steps=0"), "");
+  // 11 rounds; 0.7 x 15 is 10.5 in doubles, which rounds to 11, though 10.5 / 0.7 is above 15.
+  const auto at_seven_tenths = [](std::string_view budget) {
+    return resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
+                          "train.max_samples=440", "protocol.bsp_fraction=0.7", budget});
+  };
+  EXPECT_THAT(at_seven_tenths("protocol.budget_steps=15"),
+              HasSubstr("give budget_steps at most 14 (0: the run's budget)"));
+  EXPECT_EQ(at_seven_tenths("protocol.budget_steps=14"), "");
   EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
                            "train.max_samples=4000", "protocol.bsp_fraction=1",
                            "protocol.budget_steps=100000"}),

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace hetps::protocol {
 namespace {
 
@@ -48,6 +50,22 @@ TEST(SwitchSearchTest, StaysInBspWhenNoFractionHolds) {
   const SwitchSearchResult result = search(oracle);
   EXPECT_EQ(oracle.asked, (std::vector<double>{1.0, 0.5, 0.75}));
   EXPECT_DOUBLE_EQ(result.chosen, 1.0);
+}
+
+// No candidate is larger, and a job where 50% fails tries it.
+TEST(SwitchSearchTest, TheLargestCandidateIsTheLargestTried) {
+  for (const bool refine : {true, false}) {
+    const SwitchSearchOptions options{.refine = refine};
+    for (const double threshold : {0.0, 0.15, 0.3, 0.6, 0.9}) {
+      Oracle oracle{threshold};
+      search(oracle, options);
+      const double largest = *std::max_element(oracle.asked.begin() + 1, oracle.asked.end());
+      EXPECT_LE(largest, largest_candidate(options)) << threshold;
+      if (threshold > 0.5) {
+        EXPECT_EQ(largest, largest_candidate(options)) << threshold;
+      }
+    }
+  }
 }
 
 TEST(SwitchSearchTest, TheToleranceDecides) {
