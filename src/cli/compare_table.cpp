@@ -123,7 +123,8 @@ std::string format_compare_table(const std::vector<CompletedRun>& runs) {
         group.run_name,
         mean_and_spread(collect(group, [](const auto& s) { return s.final_accuracy; }), 4),
         mean_and_spread(collect(group, [](const auto& s) { return s.best_accuracy; }), 4),
-        mean_and_spread(times, 1, " s"),
+        // To the hundredth: an evaluation grid as fine as 0.25 s is not rounded off.
+        mean_and_spread(times, 2, " s"),
         fmt::format("{}/{}", times.size(), group.seeds.size()),
         speed_up.value ? fmt::format("{:.2f}x", *speed_up.value) : "-",
         report::format_bytes(mean(collect(group, [](const auto& s) { return s.bytes_to_server; }))),

@@ -95,7 +95,7 @@ std::string time_to_target_cells(const EntryResults& entry) {
   const int reached = entry.time_to_target ? entry.time_to_target->seeds : 0;
   const std::string time = entry.time_to_target
                                ? spread_cell("time_to_target", *entry.time_to_target,
-                                             [](double v) { return fixed(v, 1) + " s"; })
+                                             [](double v) { return fixed(v, 2) + " s"; })
                                : cell("time_to_target", "", "not reached");
   return time + cell("reached", fmt::format(" data-value=\"{}\"", reached),
                      fmt::format("{}/{}", reached, seeds));
