@@ -13,10 +13,8 @@ inline constexpr const char* kUnreadableFile = "unreadable";
 std::string file_digest(const std::filesystem::path& file);
 
 // What `file` is when it is there but neither a regular file nor a directory ("a FIFO", "a
-// device", "a socket"); empty otherwise, and for a FIFO when `fifo_allowed`. An input file is
-// read whole, so /dev/zero would never end; one read again for its digest (a trace) cannot be a
-// FIFO, which would block the second read, while one read once (a policy file) can be a shell's
-// `<(...)`.
-std::string special_file_kind(const std::filesystem::path& file, bool fifo_allowed = false);
+// device", "a socket"); empty otherwise. An input file is read whole, and again for its
+// digest: a FIFO would block the run and /dev/zero never end.
+std::string special_file_kind(const std::filesystem::path& file);
 
 }  // namespace hetps::config

@@ -123,7 +123,7 @@ SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
     throw ConfigError(
         fmt::format("cannot read policy file {}: a directory; expected a file", file.string()));
   }
-  if (const std::string kind = special_file_kind(file, /*fifo_allowed=*/true); !kind.empty()) {
+  if (const std::string kind = special_file_kind(file); !kind.empty()) {
     throw ConfigError(
         fmt::format("cannot read policy file {}: {}; expected a file", file.string(), kind));
   }

@@ -5,12 +5,9 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
-#include <sys/stat.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 #include "config_test_util.h"
 #include "protocol/registry.h"
@@ -136,17 +133,6 @@ TEST(SwitchPolicy, ADeviceIsNamedAsOne) {
     EXPECT_EQ(error.what(),
               std::string("cannot read policy file /dev/zero: a device; expected a file"));
   }
-}
-
-// Read once, as a shell's <(...) gives it.
-TEST(SwitchPolicy, AFifoIsRead) {
-  const std::string fifo = ::testing::TempDir() + "SwitchPolicy.policy-fifo";
-  std::filesystem::remove(fifo);
-  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  std::thread writer([&] { std::ofstream(fifo) << to_json(example_policy()).dump(); });
-  EXPECT_EQ(read_switch_policy(fifo), example_policy());
-  writer.join();
-  std::filesystem::remove(fifo);
 }
 
 TEST(SwitchPolicy, InvalidJsonIsNamed) {
