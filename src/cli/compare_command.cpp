@@ -106,14 +106,22 @@ void check_shared_params_act(const config::UserSettings& shared,
   for (const auto& [name, param] : shared.apply_to(scratch)) {
     const protocol::ParamSpec* idle_in = nullptr;  // where it would do nothing, if anywhere
     bool acts = false;
+    bool overridden = false;
     for (size_t i = 0; i < entries.size() && !acts; ++i) {
       const config::Config& config = entry_configs[i];
       const protocol::ParamSpec* spec =
           protocol::find_protocol(config.protocol.name)->find_param(name);
-      const bool overridden = std::any_of(entries[i].params.begin(), entries[i].params.end(),
-                                          [&](const auto& own) { return own.first == name; });
-      if (spec == nullptr || overridden) continue;
-      acts = param.value == spec->default_value || spec->acts_with(config.protocol.params);
+      if (spec == nullptr) continue;
+      if (param.value == spec->default_value) {
+        acts = true;
+        continue;
+      }
+      if (std::any_of(entries[i].params.begin(), entries[i].params.end(),
+                      [&](const auto& own) { return own.first == name; })) {
+        overridden = true;
+        continue;
+      }
+      acts = spec->acts_with(config.protocol.params);
       if (!acts) idle_in = spec;
     }
     if (acts) continue;
@@ -124,9 +132,10 @@ void check_shared_params_act(const config::UserSettings& shared,
     }
     const auto& [other, values] = *idle_in->only_with;
     throw config::ConfigError(fmt::format(
-        "{}: protocol.{} acts only with protocol.{} = \"{}\", and no compared entry that has it "
+        "{}: protocol.{} acts only with protocol.{} = \"{}\", and no compared entry that has it{} "
         "has that, so it would do nothing",
-        param.where, name, other, fmt::join(values, "\" or \"")));
+        param.where, name, other, fmt::join(values, "\" or \""),
+        overridden ? " and does not give it itself" : ""));
   }
 }
 

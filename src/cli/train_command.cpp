@@ -38,7 +38,7 @@ namespace {
 
 std::string time_to_target(const metrics::Summary& summary) {
   if (!summary.time_to_target) return fmt::format("target {} not reached", summary.target_accuracy);
-  return fmt::format("target {} reached at {:.1f} s", summary.target_accuracy,
+  return fmt::format("target {} reached at {:.2f} s", summary.target_accuracy,
                      *summary.time_to_target);
 }
 

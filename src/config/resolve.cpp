@@ -184,16 +184,20 @@ void refuse_a_switch_after_the_budget(const GivenParams& given, const Config& co
   // The largest S that switches, x·S < ceil(R) - 1/2, settled by the same test, as the division
   // alone can miss it by one.
   auto largest = static_cast<int64_t>(std::ceil((std::ceil(run_steps) - 0.5) / fraction)) - 1;
-  while (largest > 1 && !switches(largest)) --largest;
+  while (largest > 0 && !switches(largest)) --largest;
+  largest = std::max<int64_t>(largest, 0);
   while (switches(largest + 1)) ++largest;
+  const std::string remedy =
+      largest > 0 ? fmt::format("give budget_steps at most {} (0: the run's budget)", largest)
+                  : "no budget_steps switches at this bsp_fraction: lower it, or raise "
+                    "train.max_samples";
   throw ConfigError(fmt::format(
       "{}: protocol.budget_steps = {} puts Sync-Switch's switch after round({} x {}) = {} BSP "
-      "rounds, but the run's budget is {} BSP rounds (train.max_samples = {} / ({} workers x "
-      "batch {})): the switch would never come; give budget_steps at most {} (0: the run's "
-      "budget)",
+      "rounds, but the run's budget is {:.10g} BSP rounds (train.max_samples = {} / ({} workers "
+      "x batch {})): the switch would never come; {}",
       budget->second.where, steps, fraction, steps,
       protocol::bsp_rounds_before_switch(fraction, steps, shape), run_steps,
-      config.train.max_samples, shape.workers, shape.batch_size, largest));
+      config.train.max_samples, shape.workers, shape.batch_size, remedy));
 }
 
 }  // namespace

@@ -244,6 +244,12 @@ TEST(BadInput, CompareSharedParameterThatActsInNoEntry) {
       run_hetps({"compare", "--protocols", "bsp,ssp:staleness=3", "--set", "protocol.staleness=5"}),
       "--set protocol.staleness=5: protocol.staleness is given by every compared "
       "entry that has it, so it would do nothing");
+  // The first entry gives its own, the second has no compression.
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "ashl:r_preset_ahl=0.1,ashl:compression=off", "--set",
+                 "protocol.r_preset_ahl=0.05"}),
+      "and no compared entry that has it and does not give it itself has that, so it "
+      "would do nothing");
   // An entry's own is refused as in `train`.
   expect_bad_input(
       run_hetps({"compare", "--protocols", "ashl,ashl:compression=off:r_preset_ahl=0.05"}),

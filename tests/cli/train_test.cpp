@@ -411,5 +411,14 @@ TEST(Compare, SharedParametersAreSkippedWhereTheyWouldDoNothing) {
               HasSubstr("\nramp_steps = 200\n"));
 }
 
+// A shared default does nothing anywhere, and is taken, as `train` takes it.
+TEST(Compare, ASharedDefaultEveryEntryOverridesIsTaken) {
+  const ScratchDir scratch;
+  const Outcome outcome =
+      run_hetps(tiny_run({"compare", "--quiet", "--protocols", "bsp,ssp:staleness=8", "--set",
+                          "protocol.staleness=3", "--out", (scratch / "cmp").string()}));
+  EXPECT_EQ(outcome.exit_code, 0) << outcome.output;
+}
+
 }  // namespace
 }  // namespace hetps::cli

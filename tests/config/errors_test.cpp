@@ -553,6 +553,12 @@ TEST(ConfigErrors, ASyncSwitchBudgetWhoseSwitchOutlastsTheRunIsRefused) {
   EXPECT_THAT(at_seven_tenths("protocol.budget_steps=15"),
               HasSubstr("give budget_steps at most 14 (0: the run's budget)"));
   EXPECT_EQ(at_seven_tenths("protocol.budget_steps=14"), "");
+  // One round in all, and x = 0.5 rounds any S to it.
+  EXPECT_THAT(resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
+                             "train.max_samples=40", "protocol.bsp_fraction=0.5",
+                             "protocol.budget_steps=1"}),
+              HasSubstr("the switch would never come; no budget_steps switches at this "
+                        "bsp_fraction: lower it, or raise train.max_samples"));
   EXPECT_EQ(resolve_error({"protocol.name=sync_switch", "cluster.workers=4", "data.batch_size=10",
                            "train.max_samples=4000", "protocol.bsp_fraction=1",
                            "protocol.budget_steps=100000"}),
