@@ -96,35 +96,32 @@ void check_shared_params_belong(const config::UserSettings& shared,
   }
 }
 
-// ... and act in at least one: the entries where it would do nothing (ParamSpec::only_with)
-// skip it, those that give it themselves override it, and one that all of them skip or
-// override would do nothing at all. A default value is taken anywhere, as `train` takes it.
+// ... and act in at least one: resolve skips it in the entries where it would do nothing
+// (ParamSpec::only_with), those that give it themselves override it, and one that no entry
+// takes would do nothing at all. A default value is harmless anywhere, as `train` takes it.
 void check_shared_params_act(const config::UserSettings& shared,
                              const std::vector<ProtocolEntry>& entries,
-                             const std::vector<config::Config>& entry_configs) {
+                             const std::vector<config::Config>& entry_configs,
+                             const std::set<std::string>& taken) {
   config::Config scratch;
   for (const auto& [name, param] : shared.apply_to(scratch)) {
-    const protocol::ParamSpec* idle_in = nullptr;  // where it would do nothing, if anywhere
-    bool acts = false;
+    bool harmless = taken.contains(name);
+    // Where resolve skipped it as idle, if anywhere: not taken there, nor given by the entry.
+    const protocol::ParamSpec* idle_in = nullptr;
     bool overridden = false;
-    for (size_t i = 0; i < entries.size() && !acts; ++i) {
-      const config::Config& config = entry_configs[i];
+    for (size_t i = 0; i < entries.size() && !harmless; ++i) {
       const protocol::ParamSpec* spec =
-          protocol::find_protocol(config.protocol.name)->find_param(name);
+          protocol::find_protocol(entry_configs[i].protocol.name)->find_param(name);
       if (spec == nullptr) continue;
-      if (param.value == spec->default_value) {
-        acts = true;
-        continue;
-      }
+      harmless = param.value == spec->default_value;
       if (std::any_of(entries[i].params.begin(), entries[i].params.end(),
                       [&](const auto& own) { return own.first == name; })) {
         overridden = true;
-        continue;
+      } else if (idle_in == nullptr) {
+        idle_in = spec;
       }
-      acts = spec->acts_with(config.protocol.params);
-      if (!acts) idle_in = spec;
     }
-    if (acts) continue;
+    if (harmless) continue;
     if (idle_in == nullptr) {
       throw config::ConfigError(fmt::format(
           "{}: protocol.{} is given by every compared entry that has it, so it would do nothing",
@@ -149,13 +146,15 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
                  "hetps compare names each run after its --protocols entry; leave run.name out");
   check_shared_params_belong(shared, entries);
   std::vector<config::Config> entry_configs;
+  std::set<std::string> shared_params_taken;  // by some entry
   std::vector<PlannedRun> runs;
   std::set<std::string> directories;
   std::vector<std::pair<config::ProtocolConfig, std::string>> protocols;  // by entry text
   for (const ProtocolEntry& entry : entries) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
-    const config::Config config = config::resolve(settings, {.compare_entry = entry.origin()});
+    const config::Config config = config::resolve(
+        settings, {.compare_entry = entry.origin(), .shared_params_taken = &shared_params_taken});
     entry_configs.push_back(config);
     check_names(config, &settings);
     // Refused here, before the comparison's directory is written; the engine would refuse the
@@ -196,7 +195,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
       runs.push_back(planned_run(std::move(seeded)));
     }
   }
-  check_shared_params_act(shared, entries, entry_configs);
+  check_shared_params_act(shared, entries, entry_configs, shared_params_taken);
   return runs;
 }
 

@@ -2,7 +2,6 @@
 
 #include <charconv>
 #include <cmath>
-#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <string_view>
@@ -11,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "data/dataset.h"
+#include "data/file_kind.h"
 #include "data/user_text.h"
 
 namespace hetps::cluster {
@@ -67,12 +67,14 @@ class TraceLine {
 
 }  // namespace
 
-std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(path, ignored)) {
-    throw data::DataError(
-        fmt::format("cluster.trace '{}': a directory; expected a CSV file", path));
+void refuse_a_trace_that_is_no_file(const std::string& path) {
+  if (const std::string kind = data::irregular_file_kind(path); !kind.empty()) {
+    throw data::DataError(fmt::format("cluster.trace '{}': {}; expected a CSV file", path, kind));
   }
+}
+
+std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers) {
+  refuse_a_trace_that_is_no_file(path);
   std::ifstream file(path);
   if (!file) throw data::DataError(fmt::format("cluster.trace '{}': cannot open the file", path));
 

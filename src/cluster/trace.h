@@ -24,4 +24,8 @@ namespace hetps::cluster {
 // number, a negative time, a speed <= 0, a worker outside [0, workers), time going backwards).
 std::vector<PiecewiseConstant> read_trace(const std::string& path, int workers);
 
+// Throws data::DataError when `path` names a directory, a FIFO, a device or a socket: checked
+// by read_trace, and before a run starts, as a FIFO would block it after its directory was made.
+void refuse_a_trace_that_is_no_file(const std::string& path);
+
 }  // namespace hetps::cluster

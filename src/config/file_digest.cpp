@@ -22,19 +22,4 @@ std::string file_digest(const std::filesystem::path& file) {
   return fmt::format("{:016x}", params::fnv1a(bytes));
 }
 
-std::string special_file_kind(const std::filesystem::path& file) {
-  std::error_code ignored;
-  switch (std::filesystem::status(file, ignored).type()) {
-    case std::filesystem::file_type::fifo:
-      return "a FIFO";
-    case std::filesystem::file_type::block:
-    case std::filesystem::file_type::character:
-      return "a device";
-    case std::filesystem::file_type::socket:
-      return "a socket";
-    default:
-      return "";
-  }
-}
-
 }  // namespace hetps::config

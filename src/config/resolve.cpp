@@ -13,12 +13,13 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "cluster/trace.h"
 #include "cluster/validate.h"
 #include "config/error.h"
-#include "config/file_digest.h"
 #include "config/policy_job.h"
 #include "config/scenarios.h"
 #include "config/switch_policy.h"
+#include "data/dataset.h"
 #include "protocol/registry.h"
 #include "protocol/sync_switch.h"
 
@@ -52,27 +53,31 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
     }
     params[name] = param.value;
   }
-  const ProtocolParams complete = protocol::complete_params(info, params);
   // A value that would do nothing is refused; the default is not, as a run's own config.toml,
   // which holds every parameter, must read back; nor any in a config hetps wrote, which an
   // earlier hetps may have taken.
-  if (options.written_by_hetps) return complete;
-  bool skipped = false;
-  for (const auto& [name, param] : given) {
-    const protocol::ParamSpec* spec = info.find_param(name);
-    if (spec == nullptr || param.value == spec->default_value || spec->acts_with(complete)) {
-      continue;
+  if (!options.written_by_hetps) {
+    const ProtocolParams complete = protocol::complete_params(info, params);
+    for (const auto& [name, param] : given) {
+      const protocol::ParamSpec* spec = info.find_param(name);
+      if (spec == nullptr || param.value == spec->default_value || spec->acts_with(complete)) {
+        continue;
+      }
+      if (shared(param)) {
+        params.erase(name);
+        continue;
+      }
+      const auto& [other, values] = *spec->only_with;
+      throw idle_setting(param.where, "protocol." + name, "protocol." + other, values,
+                         std::get<std::string>(complete.at(other)));
     }
-    if (shared(param)) {
-      params.erase(name);
-      skipped = true;
-      continue;
-    }
-    const auto& [other, values] = *spec->only_with;
-    throw idle_setting(param.where, "protocol." + name, "protocol." + other, values,
-                       std::get<std::string>(complete.at(other)));
   }
-  return skipped ? protocol::complete_params(info, params) : complete;
+  if (options.shared_params_taken != nullptr) {
+    for (const auto& [name, param] : given) {
+      if (shared(param) && params.contains(name)) options.shared_params_taken->insert(name);
+    }
+  }
+  return protocol::complete_params(info, params);
 }
 
 // Settings that act only in another's mode (a step schedule's step, the simulator's switch
@@ -160,10 +165,11 @@ void refuse_lists_longer_than_the_workers(const UserSettings& settings, const Co
 // earlier hetps took more, so a config it wrote is not refused (resolve's caller says).
 void refuse_noise_above_one(const UserSettings& settings, const Config& config) {
   const double noise = config.cluster.compute_noise;
-  if (noise <= 1) return;
-  throw ConfigError(fmt::format("{}: cluster.compute_noise must be a number in [0, 1], got {}",
-                                settings.where_set("cluster.compute_noise").value_or("scenario"),
-                                noise));
+  // Every scenario's noise is at most 1, so one above it is the user's.
+  if (const auto where = settings.where_set("cluster.compute_noise"); where && noise > 1) {
+    throw ConfigError(
+        fmt::format("{}: cluster.compute_noise must be a number in [0, 1], got {}", *where, noise));
+  }
 }
 
 // Sync-Switch's own budget S given so large that x·S BSP rounds outlast the run's budget: the
@@ -244,9 +250,10 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
 }
 
 void check_consistency(const Config& config) {
-  if (const std::string kind = special_file_kind(config.cluster.trace); !kind.empty()) {
-    throw ConfigError(
-        fmt::format("cluster.trace '{}': {}; expected a CSV file", config.cluster.trace, kind));
+  try {
+    cluster::refuse_a_trace_that_is_no_file(config.cluster.trace);
+  } catch (const data::DataError& error) {
+    throw ConfigError(error.what());
   }
   try {
     cluster::validate(config.cluster);

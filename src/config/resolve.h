@@ -5,6 +5,7 @@
 
 #include <functional>
 #include <optional>
+#include <set>
 #include <string>
 
 #include "config/config.h"
@@ -18,6 +19,8 @@ struct ResolveOptions {
   // usual; a shared one is skipped by a protocol that lacks it or where it would do nothing
   // (ParamSpec::only_with), and compare checks that it acts in some entry. Empty: no compare.
   std::optional<std::string> compare_entry = std::nullopt;
+  // With `compare_entry`: given the shared protocol parameters (their names) the entry takes.
+  std::set<std::string>* shared_params_taken = nullptr;
   // Told of what resolve takes as asked but doubts: a `protocol.policy_file` searched on
   // another job than this one (policy_job.h). Nobody is told when empty.
   std::function<void(const std::string&)> warn = nullptr;

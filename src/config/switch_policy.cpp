@@ -9,8 +9,8 @@
 
 #include "config/atomic_file.h"
 #include "config/error.h"
-#include "config/file_digest.h"
 #include "config/json_fields.h"
+#include "data/file_kind.h"
 
 namespace hetps::config {
 namespace {
@@ -118,12 +118,7 @@ SwitchPolicy switch_policy_from_json(const nlohmann::json& json, const std::stri
 }
 
 SwitchPolicy read_switch_policy(const std::filesystem::path& file) {
-  std::error_code ignored;
-  if (std::filesystem::is_directory(file, ignored)) {
-    throw ConfigError(
-        fmt::format("cannot read policy file {}: a directory; expected a file", file.string()));
-  }
-  if (const std::string kind = special_file_kind(file); !kind.empty()) {
+  if (const std::string kind = data::irregular_file_kind(file); !kind.empty()) {
     throw ConfigError(
         fmt::format("cannot read policy file {}: {}; expected a file", file.string(), kind));
   }

@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include "data/file_kind.h"
 #include "params/fnv1a.h"
 
 namespace hetps::model {
@@ -296,10 +297,10 @@ AgentFile load_agent_file(const std::filesystem::path& file) {
   const auto refuse = [&](const std::string& why) {
     return std::invalid_argument(fmt::format("agent file {}: {}", file.string(), why));
   };
-  if (std::filesystem::is_directory(file)) throw refuse("a directory; expected an agent file");
+  if (const std::string kind = data::irregular_file_kind(file); !kind.empty()) {
+    throw refuse(kind + "; expected an agent file");
+  }
   if (!std::filesystem::exists(file)) throw refuse("no such file");
-  if (!std::filesystem::is_regular_file(file))
-    throw refuse("not a regular file (a device, a pipe)");
   try {
     return read();
   } catch (const c10::Error& error) {

@@ -105,7 +105,7 @@ TEST(TunePetrel, BadAgentSettingsAreNamed) {
   missing_file.back() = "protocol.agent_file=/dev/null";
   const Outcome device = run_hetps(missing_file);
   EXPECT_EQ(device.exit_code, 2) << device.output;
-  EXPECT_THAT(device.output, HasSubstr("agent file /dev/null: not a regular file"));
+  EXPECT_THAT(device.output, HasSubstr("agent file /dev/null: a device; expected an agent file"));
 
   const Outcome on_threads = run_hetps({"tune", "petrel", "--episodes", "1", "--set",
                                         "engine=threads", "--out", (scratch / "c.pt").string()});

@@ -575,6 +575,8 @@ TEST(ConfigErrors, ATraceThatIsNoFileIsRefused) {
   std::filesystem::remove(fifo);
   EXPECT_EQ(resolve_error({"cluster.trace=/dev/zero"}),
             "cluster.trace '/dev/zero': a device; expected a CSV file");
+  EXPECT_EQ(resolve_error({"cluster.trace=/tmp"}),
+            "cluster.trace '/tmp': a directory; expected a CSV file");
 }
 
 TEST(ConfigErrors, MalformedSetFlags) {
