@@ -23,6 +23,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -136,6 +137,21 @@ void check_shared_params_act(const config::UserSettings& shared,
   }
 }
 
+// One entry's settings over the shared ones. A shared setting refused with one entry's
+// protocol parameters (Sync-Switch's budget with its bsp_fraction) names that entry too.
+config::Config resolve_entry(const config::UserSettings& settings, const ProtocolEntry& entry,
+                             size_t entry_count, std::set<std::string>* shared_params_taken) {
+  const std::string origin = entry.origin();
+  try {
+    return config::resolve(settings,
+                           {.compare_entry = origin, .shared_params_taken = shared_params_taken});
+  } catch (const config::ConfigError& error) {
+    const std::string_view message = error.what();
+    if (entry_count == 1 || message.starts_with(origin)) throw;
+    throw config::ConfigError(fmt::format("{} (with {})", message, origin));
+  }
+}
+
 // Every run, resolved and checked before the first one starts.
 std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   const std::vector<ProtocolEntry> entries = parse_protocol_list(flags.protocols);
@@ -153,8 +169,8 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
   for (const ProtocolEntry& entry : entries) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
-    const config::Config config = config::resolve(
-        settings, {.compare_entry = entry.origin(), .shared_params_taken = &shared_params_taken});
+    const config::Config config =
+        resolve_entry(settings, entry, entries.size(), &shared_params_taken);
     entry_configs.push_back(config);
     check_names(config, &settings);
     // Refused here, before the comparison's directory is written; the engine would refuse the

@@ -257,6 +257,16 @@ TEST(BadInput, CompareSharedParameterThatActsInNoEntry) {
       "protocol.r_preset_ahl acts only with protocol.compression");
 }
 
+// A shared setting refused with one entry's own parameters names that entry.
+TEST(BadInput, CompareNamesTheEntryASharedSettingIsRefusedWith) {
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "sync_switch,sync_switch:bsp_fraction=0.9", "--set",
+                 "protocol.budget_steps=100", "--set", "train.max_samples=4000", "--set",
+                 "cluster.workers=4"}),
+      "the switch would never come; give budget_steps at most 34 (0: the run's budget) (with "
+      "--protocols entry \"sync_switch:bsp_fraction=0.9\")");
+}
+
 // The report's window is refused as the command line is read: before a report directory is
 // looked at or a comparison runs.
 TEST(BadInput, TimelineWindowIsNamedBeforeAnythingRuns) {
