@@ -297,6 +297,15 @@ void Petrel::restore_state(const nlohmann::json& state) {
   if (state.contains("decided_features")) {
     decided_features_ =
         checkpoint::integer_map<int, std::vector<double>>(state.at("decided_features"));
+    // drift() reads every feature of each.
+    for (const auto& [worker, features] : decided_features_) {
+      if (features.size() != kFeatureCount) {
+        throw std::invalid_argument(
+            fmt::format("petrel: the saved state holds {} features of worker {} at the last "
+                        "decision; expected {}",
+                        features.size(), worker, kFeatureCount));
+      }
+    }
     samples_since_decision_ = checkpoint::integer_map<int, int>(state.at("samples_since_decision"));
   }
   decision_loss_.reset();

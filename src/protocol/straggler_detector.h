@@ -29,6 +29,8 @@ class StragglerDetector {
 
   StragglerDetector(int workers, StragglerOptions options);
 
+  int workers() const { return static_cast<int>(workers_.size()); }
+
   // One step of `worker` took `step_seconds`; `now` is the engine time. A worker is judged once
   // its profile holds at least `window` steps.
   Change observe(int worker, double step_seconds, double now);

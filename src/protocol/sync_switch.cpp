@@ -190,6 +190,14 @@ void SyncSwitch::restore_state(const nlohmann::json& state) {
                     "expected the same count, at least 1",
                     workers, detected));
   }
+  // Once started (the detector is sized then), the engine names this run's workers, by which
+  // the detector is indexed.
+  if (detector_.workers() > 0 && workers != detector_.workers()) {
+    throw std::invalid_argument(
+        fmt::format("sync_switch: the saved state is of {} workers; this "
+                    "run has {}",
+                    workers, detector_.workers()));
+  }
   shape_ =
       RunShape{workers, checkpoint::integer<int64_t>(shape.at("max_samples")),
                checkpoint::integer<int>(shape.at("batch_size")), shape.at("momentum").get<double>(),

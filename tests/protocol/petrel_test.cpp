@@ -326,5 +326,21 @@ TEST(PetrelTest, SavedStateRestoresTheCommunitiesAndTheProfile) {
   EXPECT_EQ(restored->save_state(), petrel->save_state());
 }
 
+// drift() reads every feature of a worker's at the last decision.
+TEST(PetrelTest, RefusesAStateWhoseDecidedFeaturesAreShort) {
+  ProfiledPetrel started({{"profile_steps", 1.0}});
+  auto& [petrel, actions, id] = started;
+  push(*petrel, actions, step_of(1, id++, 1.0, 0.1, 1.0, {0}));
+  nlohmann::json state = petrel->save_state();
+  ASSERT_FALSE(state.at("decided_features").empty());
+  state["decided_features"][0][1] = nlohmann::json::array();
+  auto restored = make_protocol("petrel", {{"profile_steps", 1.0}});
+  RecordingActions ignored;
+  restored->start(RunShape{4, 100000, 1, 0.0, 7}, ignored);
+  EXPECT_THAT([&] { restored->restore_state(state); },
+              ::testing::ThrowsMessage<std::invalid_argument>(
+                  ::testing::HasSubstr("features of worker 0 at the last decision; expected 2")));
+}
+
 }  // namespace
 }  // namespace hetps::protocol

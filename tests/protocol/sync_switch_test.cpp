@@ -410,5 +410,18 @@ TEST(SyncSwitchTest, RefusesASavedWorkerCountItsDetectorDoesNotHold) {
                   "detector 3; expected the same count, at least 1")));
 }
 
+// The detector is indexed by the run's workers: a state of fewer would be written past.
+TEST(SyncSwitchTest, RefusesAStateOfAnotherWorkerCount) {
+  auto protocol = make_protocol("sync_switch", {{"bsp_fraction", 0.5}});
+  Driver driver(*protocol, {3, 3 * 200, 1, 0.9}, scripted_episode);
+  driver.run_updates(10);
+  auto restored = make_protocol("sync_switch", {{"bsp_fraction", 0.5}});
+  RecordingActions actions;
+  restored->start({4, 4 * 200, 1, 0.9}, actions);
+  EXPECT_THAT([&] { restored->restore_state(protocol->save_state()); },
+              ::testing::ThrowsMessage<std::invalid_argument>(::testing::HasSubstr(
+                  "sync_switch: the saved state is of 3 workers; this run has 4")));
+}
+
 }  // namespace
 }  // namespace hetps::protocol
