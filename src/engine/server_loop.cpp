@@ -54,6 +54,8 @@ void ServerLoop::start() {
 }
 
 std::string ServerLoop::serve(Checkpointer* checkpointer) {
+  // The model may be at the target before any update: at the evaluation of time 0.
+  if (config_.train.stop_at_target && state_.target_reached()) return "target";
   for (;;) {
     double wake = std::min({next_evaluation_, inspector_.next_check(), config_.train.max_time,
                             next_hang(), shard_failures_.next()});

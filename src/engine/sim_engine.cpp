@@ -119,7 +119,10 @@ metrics::Summary SimEngine::run(const RunCheckpoints& checkpoints) {
     begin();
   }
   std::string stop_reason = "stalled";  // no update in flight and none to come
-  while (updates_in_flight_ > 0) {
+  // The model may be at the target before any update: at the evaluation of time 0.
+  const bool stopped_at_start = config_.train.stop_at_target && state_.target_reached();
+  if (stopped_at_start) stop_reason = "target";
+  while (updates_in_flight_ > 0 && !stopped_at_start) {
     checkpoint_before(events_.top(), checkpoints);
     Event event = events_.top();
     events_.pop();

@@ -189,6 +189,18 @@ TEST_P(EngineContract, ARunWhoseWorkersAllCrashEndsSayingSo) {
   EXPECT_LT(asp.summary.samples, config.train.max_samples);
 }
 
+// A target the initial model already meets: the run stops at the evaluation of time 0.
+TEST_P(EngineContract, ATargetReachedBeforeAnyUpdateStopsTheRunAtZero) {
+  config::Config config = contract_config("asp");
+  config.train.stop_at_target = true;
+  config.train.target_accuracy = 0.01;
+  Outcome asp = run_small(config);
+  if (!primary(config)) return;
+  EXPECT_EQ(asp.summary.stop_reason, "target");
+  EXPECT_EQ(asp.summary.time_to_target, 0.0);
+  EXPECT_EQ(asp.summary.updates, 0);
+}
+
 // A worker that never answers: the stall inspector names it and stops the run, never a silent
 // hang (engine time: virtual on sim). How each engine names a worker (rank and host on mpi) is
 // checked where the engine is started as a user starts it (tests/cli/).
