@@ -17,6 +17,7 @@
 #include "cli/usage_error.h"
 #include "config/error.h"
 #include "data/load.h"
+#include "data/partition.h"
 #include "engine/worker_factory.h"
 #include "model/blas_kernel.h"
 #include "model/learner.h"
@@ -70,9 +71,12 @@ metrics::Summary train_job(const config::Config& config, engine::RunListener& li
   try {
     const data::DataSplit data = data::load_data(config.data, config.seed);
     if (engine::is_primary_process(config)) {
-      if (const auto warning = engine::short_shares_warning(
-              *engine::make_partition(config, data.train), config.data.batch_size)) {
-        fmt::print(stderr, "hetps: warning: {}\n", *warning);
+      for (const auto& warning :
+           {data::raised_classes_warning(data.train.classes, config.cluster.workers,
+                                         config.data.partition, config.data.classes_per_worker),
+            engine::short_shares_warning(*engine::make_partition(config, data.train),
+                                         config.data.batch_size)}) {
+        if (warning) fmt::print(stderr, "hetps: warning: {}\n", *warning);
       }
     }
     metrics::Summary summary =

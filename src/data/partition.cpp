@@ -50,7 +50,7 @@ Shards deal_iid(size_t samples, int workers, uint64_t seed) {
 // holders[k]: the workers holding class k, ascending.
 std::vector<std::vector<int>> assign_classes(int classes, int workers, int classes_per_worker,
                                              uint64_t seed) {
-  const int held = std::max(classes_per_worker, (classes + workers - 1) / workers);
+  const int held = classes_held(classes, workers, classes_per_worker);
   std::vector<int64_t> class_order(static_cast<size_t>(classes));
   std::iota(class_order.begin(), class_order.end(), int64_t{0});
   std::mt19937_64 rng(derive_seed(seed, SeedDomain::kPartition, {kClassOrderStream}));
@@ -104,6 +104,22 @@ Shards deal_label_skewed(const std::vector<int64_t>& labels, int classes, int wo
 }
 
 }  // namespace
+
+int classes_held(int classes, int workers, int classes_per_worker) {
+  return std::max(classes_per_worker, (classes + workers - 1) / workers);
+}
+
+std::optional<std::string> raised_classes_warning(int classes, int workers, const std::string& mode,
+                                                  int classes_per_worker) {
+  const int held = classes_held(classes, workers, classes_per_worker);
+  if (mode != "noniid" || held == classes_per_worker) return std::nullopt;
+  return fmt::format(
+      "data.classes_per_worker = {} with {} workers would leave {} of the {} classes to no "
+      "worker: each worker holds {} classes instead (ceil({} / {})), so that every class is "
+      "trained on",
+      classes_per_worker, workers, classes - classes_per_worker * workers, classes, held, classes,
+      workers);
+}
 
 Shards partition_samples(const std::vector<int64_t>& labels, int classes, int workers,
                          const std::string& mode, int classes_per_worker, uint64_t seed) {

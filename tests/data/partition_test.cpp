@@ -108,6 +108,17 @@ TEST(PartitionNonIid, TooFewWorkersHoldMoreClassesSoNoClassIsDropped) {
   for (const auto& shard : shards) EXPECT_EQ(classes_of(shard, labels).size(), 4u);  // ceil(10/3)
 }
 
+// The user is told of the raise, which the run's config.toml does not show.
+TEST(PartitionNonIid, RaisingTheClassesPerWorkerIsWarnedOf) {
+  EXPECT_EQ(raised_classes_warning(10, 4, "noniid", 1),
+            "data.classes_per_worker = 1 with 4 workers would leave 6 of the 10 classes to no "
+            "worker: each worker holds 3 classes instead (ceil(10 / 4)), so that every class is "
+            "trained on");
+  EXPECT_EQ(raised_classes_warning(10, 4, "noniid", 3), std::nullopt);
+  EXPECT_EQ(raised_classes_warning(10, 5, "noniid", 2), std::nullopt);
+  EXPECT_EQ(raised_classes_warning(10, 4, "iid", 1), std::nullopt);
+}
+
 TEST(PartitionNonIid, IsSeeded) {
   const auto labels = balanced_labels(200, 10);
   EXPECT_EQ(partition_samples(labels, 10, 5, "noniid", 2, 8),
