@@ -5,11 +5,14 @@
 
 #include <fmt/format.h>
 
+#include "data/file_kind.h"
 #include "params/fnv1a.h"
 
 namespace hetps::config {
 
 std::string file_digest(const std::filesystem::path& file) {
+  // Not read: a FIFO would block, and /dev/zero never end. Its reader says what it is.
+  if (!data::irregular_file_kind(file).empty()) return kUnreadableFile;
   std::ifstream in(file, std::ios::binary);
   std::string bytes;
   try {

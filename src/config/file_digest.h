@@ -9,7 +9,7 @@ namespace hetps::config {
 
 inline constexpr const char* kUnreadableFile = "unreadable";
 
-// kUnreadableFile when the file cannot be read to its end: missing, a directory, ...
+// kUnreadableFile when the file cannot be read to its end: missing, a directory, a FIFO, ...
 std::string file_digest(const std::filesystem::path& file);
 
 }  // namespace hetps::config

@@ -16,6 +16,7 @@
 #include <system_error>
 
 #include "data/dataset.h"
+#include "data/file_kind.h"
 
 namespace hetps::data {
 namespace {
@@ -35,7 +36,9 @@ constexpr size_t kLabelsHeaderBytes = header_bytes(1);
 std::vector<uint8_t> read_bytes(const fs::path& path) {
   std::error_code ec;
   if (!fs::exists(path, ec)) fail(path, "file not found");
-  if (fs::is_directory(path, ec)) fail(path, "is a directory, expected an IDX file");
+  if (const std::string kind = irregular_file_kind(path); !kind.empty()) {
+    fail(path, fmt::format("is {}, expected an IDX file", kind));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) fail(path, fmt::format("cannot open: {}", std::strerror(errno)));
   std::vector<uint8_t> bytes((std::istreambuf_iterator<char>(in)),

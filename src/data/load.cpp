@@ -7,6 +7,7 @@
 #include <string>
 #include <system_error>
 
+#include "data/file_kind.h"
 #include "data/idx.h"
 #include "data/synthetic.h"
 
@@ -57,10 +58,10 @@ std::string missing_file_message(const fs::path& file, const config::DataConfig&
 
 DataSplit load_idx_dataset(const config::DataConfig& cfg) {
   for (const fs::path& file : data_files(cfg)) {
-    std::error_code ec;
-    if (fs::is_directory(file, ec)) {
-      throw DataError(fmt::format("{}: is a directory, expected an IDX file", file.string()));
+    if (const std::string kind = irregular_file_kind(file); !kind.empty()) {
+      throw DataError(fmt::format("{}: is {}, expected an IDX file", file.string(), kind));
     }
+    std::error_code ec;
     if (!fs::is_regular_file(file, ec)) throw DataError(missing_file_message(file, cfg));
   }
   const int classes = is_own_dataset(cfg) ? cfg.classes : kPublishedClasses;

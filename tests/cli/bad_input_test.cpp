@@ -364,6 +364,23 @@ TEST(BadInput, ADirectoryWhereAFileIsExpectedIsNamed) {
   EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
 }
 
+// Read whole, and first for its digest: a FIFO would block the run, and /dev/zero never end.
+TEST(BadInput, ADataFileThatIsNoFileIsNamed) {
+  const ScratchDir scratch;
+  const auto folder = scratch / "folder";
+  std::filesystem::create_directories(folder / "mnist");
+  std::filesystem::create_symlink("/dev/zero", folder / "mnist" / "train-images-idx3-ubyte");
+  for (const char* file :
+       {"train-labels-idx1-ubyte", "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"}) {
+    std::ofstream(folder / "mnist" / file) << "never read";
+  }
+  expect_bad_input(run_hetps({"train", "--quiet", "--out", (scratch / "run").string(), "--set",
+                              "data.name=mnist", "--set", "data.dir=" + folder.string()}),
+                   (folder / "mnist" / "train-images-idx3-ubyte").string() +
+                       ": is a device, expected an IDX file");
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
+}
+
 TEST(BadInput, OutInsideAFileIsNamed) {
   const ScratchDir scratch;
   const auto file = scratch / "file";
