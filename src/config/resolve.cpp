@@ -115,7 +115,20 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
             "data.classes_per_worker", "data.partition", {"noniid"}, config.data.partition);
   // The simulator's model of compute and of the server: a real engine has real ones.
   const ClusterConfig& cluster = config.cluster;
-  // Random stragglers' episodes, without any: the same test, with a number for their switch.
+  // The same test, with a number for the switch: a setting that acts only while `number_key`
+  // is above 0.
+  const auto refuse_unless_positive = [&](bool idle, std::string_view key,
+                                          std::string_view number_key) {
+    if (!idle) return;
+    if (const std::optional<std::string> where = settings.where_set(key)) {
+      throw ConfigError(fmt::format("{}: {} acts only with {} > 0; it is 0, so it would do nothing",
+                                    *where, key, number_key));
+    }
+  };
+  // Nesterov's look-ahead is along the momentum: without any it is plain SGD.
+  refuse_unless_positive(config.train.nesterov && config.train.momentum == 0, "train.nesterov",
+                         "train.momentum");
+  // Random stragglers' episodes, without any.
   const RandomStragglers& random = cluster.random_stragglers;
   for (const auto& [key, value, default_value] :
        {std::tuple{"cluster.random_stragglers.mean_duration", random.mean_duration,
@@ -124,13 +137,8 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
                    defaults.cluster.random_stragglers.slowdown_min},
         std::tuple{"cluster.random_stragglers.slowdown_max", random.slowdown_max,
                    defaults.cluster.random_stragglers.slowdown_max}}) {
-    const std::optional<std::string> where = settings.where_set(key);
-    if (random.rate_per_min == 0 && value != default_value && where) {
-      throw ConfigError(fmt::format(
-          "{}: {} acts only with cluster.random_stragglers.rate_per_min > 0; it is 0, so it "
-          "would do nothing",
-          *where, key));
-    }
+    refuse_unless_positive(random.rate_per_min == 0 && value != default_value, key,
+                           "cluster.random_stragglers.rate_per_min");
   }
   for (const auto& [key, value, default_value] :
        {std::tuple{"cluster.switch_overhead_pulls", cluster.switch_overhead_pulls,

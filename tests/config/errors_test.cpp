@@ -493,6 +493,18 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
             "");
 }
 
+// Plain SGD with a look-ahead along no momentum: PyTorch refuses it too.
+TEST(ConfigErrors, NesterovWithoutMomentumIsRefused) {
+  EXPECT_EQ(resolve_error({"train.nesterov=true", "train.momentum=0"}),
+            "--set train.nesterov=true: train.nesterov acts only with train.momentum > 0; it is "
+            "0, so it would do nothing");
+  // ASP's frozen momentum is 0.
+  EXPECT_THAT(resolve_error({"protocol.name=asp", "train.nesterov=true"}),
+              ::testing::StartsWith("--set train.nesterov=true: train.nesterov acts only with"));
+  EXPECT_EQ(resolve_error({"protocol.name=asp", "train.nesterov=false"}), "");
+  EXPECT_EQ(resolve_error({"train.nesterov=true", "train.momentum=0.5"}), "");
+}
+
 TEST(ConfigErrors, RandomStragglersSettingsWithoutAnyEpisodeAreRefused) {
   EXPECT_EQ(resolve_error({"cluster.random_stragglers.slowdown_max=8"}),
             "--set cluster.random_stragglers.slowdown_max=8: "
