@@ -1,5 +1,6 @@
 #include <exception>
 #include <iostream>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -101,6 +102,12 @@ int main_entry(int argc, char** argv) {
   } catch (const std::invalid_argument& error) {  // config, flags, the engine refusing a config
     fmt::print(std::cerr, "hetps: {}\n", error.what());
     return kBadInput;
+  } catch (const std::bad_alloc&) {
+    fmt::print(std::cerr,
+               "hetps: error: out of memory: the run asked for more memory than this machine "
+               "gives it (the data set's size, data.batch_size, the model and the worker count "
+               "each add to it)\n");
+    return kRunFailed;
   } catch (const std::exception& error) {
     fmt::print(std::cerr, "hetps: error: {}\n", error.what());
     return kRunFailed;

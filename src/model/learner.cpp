@@ -11,6 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "model/flop_counter.h"
 #include "model/module_learner.h"
 
@@ -38,6 +40,17 @@ torch::Tensor view_of(const float* base, const params::TensorSlot& slot) {
 
 // Buffers (BatchNorm's running statistics) are not parameters: each learner keeps its own and
 // nothing synchronizes them (register.h). Said once per model, as every worker builds one.
+// libtorch's errors (a batch it cannot allocate, say) carry a backtrace of dozens of C++
+// frames in what(): the user is told the message alone.
+template <class Compute>
+auto without_backtrace(Compute compute) -> decltype(compute()) {
+  try {
+    return compute();
+  } catch (const c10::Error& error) {
+    throw std::runtime_error(fmt::format("libtorch: {}", error.what_without_backtrace()));
+  }
+}
+
 void warn_of_buffers(const std::string& name, const torch::nn::Module& module) {
   const auto buffers = module.named_buffers();
   if (buffers.is_empty()) return;
@@ -93,44 +106,48 @@ class ModuleLearner final : public Learner {
     check_floats("gradient: params", params.size());
     check_floats("gradient: grad", grad.size());
     check_batch("gradient", batch);
-    bind_parameters(params.data());
-    set_training(true);
-    auto loss =
-        torch::cross_entropy_loss(forward(batch, 0, batch.size), labels(batch, 0, batch.size));
-    loss.backward();
-    // Backward left each gradient in a fresh tensor (no zeroing, no accumulation pass): one
-    // copy moves it into the caller's flat buffer, and the next backward starts fresh again.
-    for (size_t i = 0; i < parameters_.size(); ++i) {
-      const params::TensorSlot& slot = layout_.tensors()[i];
-      const torch::Tensor& computed = parameters_[i].grad();
-      if (computed.is_contiguous()) {  // the usual case: a plain copy skips libtorch's dispatch
-        std::memcpy(grad.data() + slot.offset, computed.data_ptr<float>(),
-                    slot.count * sizeof(float));
-      } else {
-        view_of(grad.data(), slot).copy_(computed);
+    return without_backtrace([&] {
+      bind_parameters(params.data());
+      set_training(true);
+      auto loss =
+          torch::cross_entropy_loss(forward(batch, 0, batch.size), labels(batch, 0, batch.size));
+      loss.backward();
+      // Backward left each gradient in a fresh tensor (no zeroing, no accumulation pass): one
+      // copy moves it into the caller's flat buffer, and the next backward starts fresh again.
+      for (size_t i = 0; i < parameters_.size(); ++i) {
+        const params::TensorSlot& slot = layout_.tensors()[i];
+        const torch::Tensor& computed = parameters_[i].grad();
+        if (computed.is_contiguous()) {  // the usual case: a plain copy skips libtorch's dispatch
+          std::memcpy(grad.data() + slot.offset, computed.data_ptr<float>(),
+                      slot.count * sizeof(float));
+        } else {
+          view_of(grad.data(), slot).copy_(computed);
+        }
+        parameters_[i].mutable_grad().reset();
       }
-      parameters_[i].mutable_grad().reset();
-    }
-    return loss.item<double>();
+      return loss.item<double>();
+    });
   }
 
   Evaluation evaluate(std::span<const float> params, const Batch& data) override {
     check_floats("evaluate: params", params.size());
     check_batch("evaluate", data);
-    bind_parameters(params.data());
-    set_training(false);
-    torch::NoGradGuard no_grad;
-    double loss_sum = 0;
-    int64_t correct = 0;
-    for (int64_t first = 0; first < data.size; first += kEvaluationChunk) {
-      const int64_t count = std::min(kEvaluationChunk, data.size - first);
-      const auto logits = forward(data, first, count);
-      const auto truth = labels(data, first, count);
-      loss_sum += torch::cross_entropy_loss(logits, truth, {}, at::Reduction::Sum).item<double>();
-      correct += logits.argmax(1).eq(truth).sum().item<int64_t>();
-    }
-    const auto samples = static_cast<double>(data.size);
-    return Evaluation{static_cast<double>(correct) / samples, loss_sum / samples};
+    return without_backtrace([&] {
+      bind_parameters(params.data());
+      set_training(false);
+      torch::NoGradGuard no_grad;
+      double loss_sum = 0;
+      int64_t correct = 0;
+      for (int64_t first = 0; first < data.size; first += kEvaluationChunk) {
+        const int64_t count = std::min(kEvaluationChunk, data.size - first);
+        const auto logits = forward(data, first, count);
+        const auto truth = labels(data, first, count);
+        loss_sum += torch::cross_entropy_loss(logits, truth, {}, at::Reduction::Sum).item<double>();
+        correct += logits.argmax(1).eq(truth).sum().item<int64_t>();
+      }
+      const auto samples = static_cast<double>(data.size);
+      return Evaluation{static_cast<double>(correct) / samples, loss_sum / samples};
+    });
   }
 
   double flops_per_sample() const override { return flops_per_sample_; }

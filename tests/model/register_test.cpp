@@ -109,6 +109,37 @@ TEST(RegisterModel, LogitsOfTheWrongShapeAreRejected) {
   }
 }
 
+// Fails in libtorch on a batch of more than one sample (making the learner probes one).
+struct OneSampleAtATime : torch::nn::Module {
+  OneSampleAtATime(const InputShape& input, int classes)
+      : fc(register_module("fc", torch::nn::Linear(input.floats(), classes))) {}
+  torch::Tensor forward(torch::Tensor images) {
+    TORCH_CHECK(images.size(0) == 1, "one sample at a time, got ", images.size(0));
+    return fc(images.flatten(1));
+  }
+  torch::nn::Linear fc;
+};
+
+// What libtorch says, without the dozens of C++ frames its errors carry.
+TEST(RegisterModel, LibtorchsErrorsComeWithoutTheirBacktrace) {
+  register_model("test_one_sample_at_a_time", [](const InputShape& input, int classes) {
+    return std::make_shared<OneSampleAtATime>(input, classes);
+  });
+  auto learner = make_learner("test_one_sample_at_a_time", {1, 4, 4}, 3, 1);
+  std::vector<float> weights(learner->layout().size(), 0.0f), grad(weights.size());
+  const std::vector<float> images(2 * 16, 1.0f);
+  const std::vector<int64_t> labels = {0, 1};
+  try {
+    learner->gradient(weights, Batch{images.data(), labels.data(), 2}, grad);
+    FAIL() << "expected std::runtime_error";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(), HasSubstr("libtorch: one sample at a time, got 2"));
+    EXPECT_THAT(error.what(), ::testing::Not(HasSubstr("frame #")));
+  }
+  EXPECT_THROW(learner->evaluate(weights, Batch{images.data(), labels.data(), 2}),
+               std::runtime_error);
+}
+
 TEST(ModuleSeeding, IgnoresAndPreservesTheDefaultGenerator) {
   torch::manual_seed(123);
   const auto first = initial_parameters(*make_learner("mlp", {1, 28, 28}, 10, 5));
