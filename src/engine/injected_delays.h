@@ -1,4 +1,4 @@
-// Heterogeneity made real for the threads engine: the cluster model's speeds, straggler
+// Heterogeneity made real for the threads and mpi engines: the cluster model's speeds, straggler
 // episodes, traces and links (the same `cluster.*` fields the simulator reads) turned into
 // wall-clock times a worker waits for. A worker of relative speed s pads every step to
 // calibrated / s, where `calibrated` is one step measured alone at start, so its delay does not

@@ -104,10 +104,10 @@ class ServerLoop : public protocol::Actions {
   double now() const { return clock_(); }
 
   void start();
-  // Returns why the run stopped ("max_samples", "max_time", "target", or "stalled" when every
-  // worker is gone). Throws StallError past `run.stall_timeout_s`, std::runtime_error when a
-  // worker reports an error, ShardCrashed at an injected shard crash (checked first, before the
-  // run's other ends at the same wake-up). With a `checkpointer`, drains and has it take
+  // Returns why the run stopped ("max_samples", "max_time", "target", or "every_worker_failed"
+  // when every worker is gone). Throws StallError past `run.stall_timeout_s`, std::runtime_error
+  // when a worker reports an error, ShardCrashed at an injected shard crash (checked first, before
+  // the run's other ends at the same wake-up). With a `checkpointer`, drains and has it take
   // checkpoints when its schedule says so (and throws its Interrupted).
   std::string serve(Checkpointer* checkpointer = nullptr);
   // Before `serve` on a resumed run: the injected crashes of `shards` came after the

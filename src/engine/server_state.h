@@ -49,8 +49,9 @@ class ServerState {
   void set_optimizer(const protocol::OptimizerOverride& settings);
   // Throws std::invalid_argument naming `protocol.name` and `engine` when `worker`'s plan
   // cannot be carried out: a keep_ratio outside (0, 1], a top-k compressed gradient, top-k
-  // compression to or at a leader, an update sent to itself or to no worker, a leader that is
-  // itself a member, or one that gathers from itself or from no worker.
+  // compression to or at a leader; data shares not one per worker, each in [0, 1], summing to
+  // 1, or given in a leader's community; an update sent to itself or to no worker, a leader
+  // that is itself a member, or one that gathers from itself, from no worker or from one twice.
   void check_plan(int worker, const protocol::WorkerPlan& plan) const;
   // `plan` with a delta plan's local steps cut to the worker's even part of what is left of
   // train.max_samples (rounded up, at least one step), so that one round of long local phases

@@ -23,7 +23,7 @@ struct WorkerTimes {
 };
 
 struct AshlProfile {
-  std::vector<WorkerTimes> workers;  // indexed by worker id
+  std::vector<WorkerTimes> workers;  // the live workers', in the order the caller lists them
   double t_compress = 0;             // compressing one delta: T_compress, in seconds
 };
 

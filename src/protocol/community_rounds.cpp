@@ -209,7 +209,8 @@ nlohmann::json CommunityRounds::save_state() const {
 }
 
 // Pulls and updates are routed by community_of_: every id the state names must be one of this
-// run's workers, each in one community, every live one placed (found by fuzz/checkpoint.cpp).
+// run's workers, each in one community, every live one placed (found by fuzz/checkpoint.cpp);
+// the pending grouping's ids too, each once, as it is installed mid-run.
 void CommunityRounds::restore_state(const nlohmann::json& state) {
   const auto refuse = [&](const std::string& what) {
     throw std::invalid_argument(
@@ -258,8 +259,15 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
   if (state.contains("pending")) {
     const nlohmann::json& pending = state.at("pending");
     Grouping grouping{{}, pending.at("aggregate_at_leader").get<bool>()};
+    std::set<int> grouped;
     for (const nlohmann::json& members : pending.at("communities")) {
       grouping.communities.push_back(checkpoint::integers<std::vector<int>>(members));
+      for (int member : grouping.communities.back()) {
+        if (member < 0 || member >= workers_ || !grouped.insert(member).second) {
+          refuse(fmt::format("names worker {} in its pending grouping, outside the run or twice",
+                             member));
+        }
+      }
     }
     pending_ = std::move(grouping);
   }

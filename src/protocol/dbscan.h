@@ -12,10 +12,10 @@
 
 namespace hetps::protocol {
 
-// The defaults suit normalized worker features (worker_features.h), where the median worker
-// is 1: workers within a tenth of the median's times are alike, and two alike make a community.
+// Petrel's defaults (`protocol.dbscan_eps`, `dbscan_min_points`), on normalized worker
+// features (worker_features.h), where the median worker is 1.
 struct DbscanOptions {
-  double eps = 0.1;    // neighbourhood radius (Euclidean), > 0
+  double eps = 0.3;    // neighbourhood radius (Euclidean), > 0
   int min_points = 2;  // neighbours, itself included, that make a core point; >= 1
 };
 

@@ -268,8 +268,8 @@ ProtocolInfo sync_switch_protocol() {
                                  0, 1e9),
                     "online", {"elastic"}),
           only_with(number_param("switch_overhead_s", 0,
-                                 "elastic: the cost of a switch (seconds); 0 = the measured time "
-                                 "of one pull",
+                                 "elastic: the cost of a switch (seconds); 0 = the time of one "
+                                 "pull, measured as half of each push and pull",
                                  0, 1e9),
                     "online", {"elastic"}),
       },

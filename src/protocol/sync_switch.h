@@ -38,7 +38,9 @@ struct SyncSwitchOptions {
   OnlinePolicy online = OnlinePolicy::None;
   StragglerOptions straggler;
   double expected_episode_s = 10;
-  double switch_overhead_s = 0;  // 0: the measured time of one pull
+  // 0: the time of one pull, measured as half of each update's push and pull (the two carry
+  // as many bytes).
+  double switch_overhead_s = 0;
 };
 
 // S, the budget in BSP steps: `budget_steps`, or the run's whole budget in BSP steps.

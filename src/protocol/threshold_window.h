@@ -46,7 +46,8 @@ class ThresholdWindow {
   std::optional<double> observe(double loss);
 
   nlohmann::json save_state() const;
-  // Throws std::invalid_argument for a θ outside the rule's range or more losses than a window.
+  // Throws std::invalid_argument for a θ outside the rule's range or a window's worth of losses
+  // or more (a full window is always cleared).
   void restore_state(const nlohmann::json& state);
 
  private:

@@ -5,7 +5,7 @@
 // so k-means and the agent see relative speeds only.
 //
 // A worker with no sample yet has no features: the caller runs its warm-up (BSP over everyone)
-// until `unprofiled` is empty, or leaves such workers out.
+// until every live worker is `profiled`, or leaves such workers out.
 #pragma once
 
 #include <cstddef>

@@ -245,6 +245,16 @@ TEST(CommunityRoundsTest, RefusesASavedStateWhoseIdsDoNotFitTheRun) {
             prefix + "leaves live worker 1 out of every community");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["held"] = {1}; }),
             prefix + "holds a pull or an update of a worker outside its community");
+  const auto pending = [](std::vector<std::vector<int>> communities) {
+    return [communities](nlohmann::json& s) {
+      s["pending"] = {{"communities", communities}, {"aggregate_at_leader", false}};
+    };
+  };
+  EXPECT_EQ(refusal(pending({{0, 1, 2, 3}})), "restored");
+  EXPECT_EQ(refusal(pending({{0, 1}, {2, 4}})),
+            prefix + "names worker 4 in its pending grouping, outside the run or twice");
+  EXPECT_EQ(refusal(pending({{0, 1}, {1, 2, 3}})),
+            prefix + "names worker 1 in its pending grouping, outside the run or twice");
 }
 
 }  // namespace
