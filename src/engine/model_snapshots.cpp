@@ -1,7 +1,5 @@
 #include "engine/model_snapshots.h"
 
-#include <algorithm>
-
 namespace hetps::engine {
 
 ModelSnapshot ModelSnapshots::at(std::span<const float> model, int64_t version) {

@@ -4,7 +4,6 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
-#include <fmt/ranges.h>
 
 #include "checkpoint/saved_integers.h"
 

@@ -17,7 +17,6 @@ class MovingMean {
     samples_.push_back(sample);
     if (samples_.size() > capacity_) samples_.pop_front();
   }
-  bool empty() const { return samples_.empty(); }
   size_t size() const { return samples_.size(); }
   // 0 when empty.
   double mean() const {

@@ -1,7 +1,6 @@
 #include "protocol/petrel.h"
 
 #include <algorithm>
-#include <cmath>
 #include <numeric>
 #include <stdexcept>
 #include <string>

@@ -77,9 +77,6 @@ class Petrel : public Protocol {
   nlohmann::json save_state() const override;
   void restore_state(const nlohmann::json& state) override;
 
-  bool profiling() const { return profiling_; }
-  const Grouping& grouping() const { return rounds_->grouping(); }
-
  private:
   // One community of every live worker, aggregated at the server: BSP, to measure everyone.
   Grouping everyone() const;

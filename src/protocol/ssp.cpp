@@ -1,6 +1,5 @@
 // SSP (spec/baselines.md, "SSP"): ASP with the steps of any two workers at most
 // `protocol.staleness` apart.
-#include <cmath>
 
 #include "protocol/baselines.h"
 #include "protocol/staleness_bounded.h"

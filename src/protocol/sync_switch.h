@@ -62,9 +62,6 @@ class SyncSwitch : public Protocol {
   nlohmann::json save_state() const override;
   void restore_state(const nlohmann::json& state) override;
 
-  // The BSP rounds the budget allows: round(x·S), or no bound when x = 1.
-  int64_t bsp_budget() const { return bsp_budget_; }
-
  private:
   enum class Phase { Bsp, Asp };
 
