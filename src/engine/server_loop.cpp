@@ -170,8 +170,12 @@ void ServerLoop::on_worker_gone(int worker, const std::string& error,
   }
   const auto w = static_cast<size_t>(worker);
   gone_[w] = true;
-  // Its update id stays owed, and is freed as if the reply had been sent.
+  // Its update id stays owed, and is freed as if the reply had been sent. Those it was to hand
+  // on, the server sends itself.
   std::erase_if(held_, [worker](const Reply& reply) { return reply.worker == worker; });
+  for (Reply& reply : held_) {
+    if (reply.via == worker) reply.via = protocol::kServer;
+  }
   const int leader = leader_of_[w];
   if (leader != protocol::kServer && !gone_[static_cast<size_t>(leader)]) {
     // Its update may be with its leader: the buffer is freed with the leader's merge.
@@ -248,11 +252,6 @@ void ServerLoop::send_replies() {
     const auto w = static_cast<size_t>(route.worker);
     const int id = state_.pool().acquire();
     const int64_t version = state_.server().version();
-    if (route.via == protocol::kServer) {
-      state_.stats().add_bytes_from_server(state_.model_bytes());
-    } else {
-      state_.stats().add_bytes_worker_to_worker(state_.model_bytes());
-    }
     owed_[w] = id;
     leader_of_[w] = route.plan.send_to;
     gathering_[w] = route.plan.gather_from;
@@ -279,6 +278,12 @@ void ServerLoop::send_replies() {
 }
 
 void ServerLoop::dispatch(Reply reply) {
+  // Counted as it leaves: a reply held through a checkpoint may lose its leader meanwhile.
+  if (reply.via == protocol::kServer) {
+    state_.stats().add_bytes_from_server(state_.model_bytes());
+  } else {
+    state_.stats().add_bytes_worker_to_worker(state_.model_bytes());
+  }
   reply.sent = now();
   inspector_.expect(reply.worker, reply.sent);
   engine_.send(std::move(reply));

@@ -174,6 +174,70 @@ TEST(ServerLoopTest, ACheckpointWaitsForAWorkerWhoseFailureIsDueButNotHeardOf) {
   EXPECT_EQ(checkpoints_taken({{.worker = 3, .time = 0.5, .kind = "crash"}}), 0);
 }
 
+// Hands the loop, at its second call, the leader's merged update of the first round (whose
+// replies it has sent), then the leader's death; otherwise its clock goes to the deadline.
+class LeaderDyingWithItsRepliesHeld : public ServerLoop::Engine {
+ public:
+  double now = 0;
+  std::vector<ServerLoop::Reply> sent;
+  void send(ServerLoop::Reply reply) override { sent.push_back(std::move(reply)); }
+  void serve_one(double deadline, ServerLoop& server) override {
+    if (calls_++ != 1) {
+      now = deadline;
+      return;
+    }
+    const ServerLoop::Reply& leader = sent.front();
+    std::ranges::fill(leader.update, 0.0f);
+    protocol::UpdateInfo info;
+    info.id = leader.update_id;
+    info.worker = leader.worker;
+    info.kind = leader.plan.kind;
+    info.base_version = leader.version;
+    info.samples = 3 * 16;
+    info.members = {1, 2};
+    server.on_update(info, 0);
+    server.on_worker_gone(leader.worker, "", {});
+  }
+  void evaluate(ServerState& state, double time) override { state.evaluate(time); }
+  void tell_member_gone(int /*leader*/, int /*member*/) override {}
+  std::vector<int> close_leader(int /*leader*/) override { return {}; }
+
+ private:
+  int calls_ = 0;
+};
+
+// A checkpoint holds the replies of the round after the leader's update, the members' to go
+// through the leader; the leader dies before they leave: the server sends them itself.
+TEST(ServerLoopTest, RepliesHeldForADeadLeaderToHandOnAreSentByTheServer) {
+  const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
+  config::Config config = community_of_three(asp_stalling_after(10));
+  config.train.max_time = 1;
+  LeaderDyingWithItsRepliesHeld engine;
+  testing::SoftmaxLearner learner{784, 10, 1};
+  CollectingListener log;
+  ServerLoop loop(
+      config, small_data(), learner, log, engine, [&] { return engine.now; },
+      [](int worker) { return fmt::format("worker {}", worker); });
+  loop.start();
+  for (int worker : {0, 1, 2}) loop.on_first_pull(worker);
+  ASSERT_EQ(engine.sent.size(), 3u);
+  ASSERT_EQ(engine.sent.front().worker, 0) << "the leader's reply goes first";
+  RunCheckpoints checkpoints;
+  checkpoints.save = [](const nlohmann::json&, double) {};
+  struct Taking : ServerLoop::Checkpointer {
+    explicit Taking(const RunCheckpoints& checkpoints) : schedule_(checkpoints, 0.5) {}
+    CheckpointSchedule& schedule() override { return schedule_; }
+    bool take(ServerLoop& /*loop*/) override { return true; }
+    CheckpointSchedule schedule_;
+  } checkpointer(checkpoints);
+  EXPECT_EQ(loop.serve(&checkpointer), "max_time");
+  ASSERT_EQ(engine.sent.size(), 5u) << "the members' replies of the second round";
+  for (size_t r = 3; r < 5; ++r) {
+    EXPECT_EQ(engine.sent[r].via, protocol::kServer)
+        << "the reply to worker " << engine.sent[r].worker;
+  }
+}
+
 // A member whose leader died before it sent its update dies in turn: nobody is left to read its
 // buffer, so the server frees it, and no notice goes to the dead leader.
 TEST(ServerLoopTest, AMemberDyingAfterItsLeaderHasItsUpdateFreedByTheServer) {
