@@ -60,11 +60,13 @@ struct FlopObserver {
   static void on_end(const at::RecordFunction& call, at::ObserverContext* /*context*/) {
     const DenseOperator* op = dense_operator(call.name());
     if (op == nullptr) return;
-    if (--active_counter->depth_ == 0) {
-      const auto& outputs = call.outputs();
-      active_counter->flops_ +=
-          2 * op->multiply_adds(call.inputs(), Values(outputs.data(), outputs.size()));
-    }
+    if (--active_counter->depth_ != 0) return;
+    const auto& outputs = call.outputs();
+    // An operator that threw (a model whose layers do not fit the input) has no outputs, and
+    // libtorch ends its record as the error unwinds: it computed nothing.
+    if (outputs.empty()) return;
+    active_counter->flops_ +=
+        2 * op->multiply_adds(call.inputs(), Values(outputs.data(), outputs.size()));
   }
 };
 

@@ -38,10 +38,8 @@ torch::Tensor view_of(const float* base, const params::TensorSlot& slot) {
   return torch::from_blob(const_cast<float*>(base) + slot.offset, slot.shape);
 }
 
-// Buffers (BatchNorm's running statistics) are not parameters: each learner keeps its own and
-// nothing synchronizes them (register.h). Said once per model, as every worker builds one.
-// libtorch's errors (a batch it cannot allocate, say) carry a backtrace of dozens of C++
-// frames in what(): the user is told the message alone.
+// libtorch's errors (a batch it cannot allocate, a model that does not fit the input) carry a
+// backtrace of dozens of C++ frames in what(): the user is told the message alone.
 template <class Compute>
 auto without_backtrace(Compute compute) -> decltype(compute()) {
   try {
@@ -51,6 +49,8 @@ auto without_backtrace(Compute compute) -> decltype(compute()) {
   }
 }
 
+// Buffers (BatchNorm's running statistics) are not parameters: each learner keeps its own and
+// nothing synchronizes them (register.h). Said once per model, as every worker builds one.
 void warn_of_buffers(const std::string& name, const torch::nn::Module& module) {
   const auto buffers = module.named_buffers();
   if (buffers.is_empty()) return;
@@ -158,8 +158,15 @@ class ModuleLearner final : public Learner {
     torch::NoGradGuard no_grad;
     set_training(false);  // a probe must not move a custom module's running statistics
     ForwardFlopCounter counter;
-    const auto logits = module_.forward<torch::Tensor>(
-        torch::zeros({1, input_.channels, input_.height, input_.width}));
+    torch::Tensor logits;
+    try {
+      logits = module_.forward<torch::Tensor>(
+          torch::zeros({1, input_.channels, input_.height, input_.width}));
+    } catch (const c10::Error& error) {  // a model that does not fit the data set's images
+      throw std::invalid_argument("model '" + name_ + "': forward on an input of shape " +
+                                  shape_text({1, input_.channels, input_.height, input_.width}) +
+                                  " failed in libtorch: " + error.what_without_backtrace());
+    }
     if (logits.dim() != 2 || logits.size(0) != 1 || logits.size(1) != classes_) {
       throw std::invalid_argument("model '" + name_ + "': forward on an input of shape " +
                                   shape_text({1, input_.channels, input_.height, input_.width}) +

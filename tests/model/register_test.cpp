@@ -140,6 +140,28 @@ TEST(RegisterModel, LibtorchsErrorsComeWithoutTheirBacktrace) {
                std::runtime_error);
 }
 
+// Its first layer made for 16 inputs, whatever the images.
+struct SixteenInputs : torch::nn::Module {
+  SixteenInputs(const InputShape& /*input*/, int classes)
+      : fc(register_module("fc", torch::nn::Linear(16, classes))) {}
+  torch::Tensor forward(torch::Tensor images) { return fc(images.flatten(1)); }
+  torch::nn::Linear fc;
+};
+
+TEST(RegisterModel, AModelThatDoesNotFitTheImagesIsRefusedByName) {
+  register_model("test_sixteen_inputs", [](const InputShape& input, int classes) {
+    return std::make_shared<SixteenInputs>(input, classes);
+  });
+  try {
+    make_learner("test_sixteen_inputs", {1, 5, 5}, 3, 1);
+    FAIL() << "expected std::invalid_argument";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_THAT(error.what(), HasSubstr("model 'test_sixteen_inputs': forward on an input of "
+                                        "shape [1, 1, 5, 5] failed in libtorch: "));
+    EXPECT_THAT(error.what(), ::testing::Not(HasSubstr("frame #")));
+  }
+}
+
 TEST(ModuleSeeding, IgnoresAndPreservesTheDefaultGenerator) {
   torch::manual_seed(123);
   const auto first = initial_parameters(*make_learner("mlp", {1, 28, 28}, 10, 5));
