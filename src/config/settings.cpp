@@ -37,6 +37,15 @@ toml::table value_table(std::string_view value, std::string_view origin) {
           "}}, a string as \"text\" or as a bare word",
           origin, error.description()));
     }
+    // Digits alone that TOML refuses are an integer past its range, not a word.
+    const std::string_view digits =
+        value.starts_with('-') || value.starts_with('+') ? value.substr(1) : value;
+    if (!digits.empty() && digits.find_first_not_of("0123456789") == std::string_view::npos) {
+      throw ConfigError(
+          fmt::format("{}: {} is out of the range of an integer (-9223372036854775808 to "
+                      "9223372036854775807)",
+                      origin, value));
+    }
   }
   toml::table table;
   table.insert("value", std::string(value));
