@@ -137,9 +137,11 @@ void check_shared_params_act(const config::UserSettings& shared,
   }
 }
 
-// One entry's settings over the shared ones. A shared setting refused with one entry's
-// protocol parameters (Sync-Switch's budget with its bsp_fraction) names that entry too.
-config::Config resolve_entry(const config::UserSettings& settings, const ProtocolEntry& entry,
+// `settings`, the shared ones and `entry`'s, resolved. A shared setting refused with the
+// entry's protocol or parameters (Sync-Switch's budget with its bsp_fraction) names the entry
+// too; one refused whatever the entry (a bad learning rate), does not.
+config::Config resolve_entry(const config::UserSettings& shared,
+                             const config::UserSettings& settings, const ProtocolEntry& entry,
                              size_t entry_count, std::set<std::string>* shared_params_taken) {
   const std::string origin = entry.origin();
   try {
@@ -148,6 +150,11 @@ config::Config resolve_entry(const config::UserSettings& settings, const Protoco
   } catch (const config::ConfigError& error) {
     const std::string_view message = error.what();
     if (entry_count == 1 || message.starts_with(origin)) throw;
+    try {
+      config::resolve(shared, {.compare_entry = origin});
+    } catch (const config::ConfigError& alone) {
+      if (message == alone.what()) throw error;
+    }
     throw config::ConfigError(fmt::format("{} (with {})", message, origin));
   }
 }
@@ -170,7 +177,7 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     config::UserSettings settings = shared;
     entry.add_to(settings);
     const config::Config config =
-        resolve_entry(settings, entry, entries.size(), &shared_params_taken);
+        resolve_entry(shared, settings, entry, entries.size(), &shared_params_taken);
     entry_configs.push_back(config);
     check_names(config, &settings);
     // Refused here, before the comparison's directory is written; the engine would refuse the
@@ -212,6 +219,16 @@ std::vector<PlannedRun> plan_runs(const CompareFlags& flags) {
     }
   }
   check_shared_params_act(shared, entries, entry_configs, shared_params_taken);
+  // Resolve leaves this to compare: the momentum may be one entry's protocol's own (ASP's 0).
+  if (const auto where = shared.where_set("train.nesterov");
+      where && std::ranges::all_of(entry_configs, [](const config::Config& config) {
+        return config.train.nesterov && config.train.momentum == 0;
+      })) {
+    throw config::ConfigError(fmt::format(
+        "{}: train.nesterov acts only with train.momentum > 0, and no compared entry has one, so "
+        "it would do nothing",
+        *where));
+  }
   return runs;
 }
 

@@ -87,7 +87,8 @@ ProtocolParams protocol_params(const protocol::ProtocolInfo& info, const GivenPa
 // than their default outside it, would do nothing: refused, as a protocol parameter's are
 // (ParamSpec::only_with). The default is not, as a run's config.toml holds every key and must read
 // back.
-void refuse_idle_settings(const UserSettings& settings, const Config& config) {
+void refuse_idle_settings(const UserSettings& settings, const Config& config,
+                          const ResolveOptions& options) {
   const Config defaults;
   const auto refuse_if = [&](bool idle, std::string_view key, std::string_view mode_key,
                              const std::vector<std::string>& modes, const std::string& actual) {
@@ -125,9 +126,11 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config) {
                                     *where, key, number_key));
     }
   };
-  // Nesterov's look-ahead is along the momentum: without any it is plain SGD.
-  refuse_unless_positive(config.train.nesterov && config.train.momentum == 0, "train.nesterov",
-                         "train.momentum");
+  // Nesterov's look-ahead is along the momentum: without any it is plain SGD. The momentum may
+  // be a protocol's frozen one (ASP's 0), so compare checks that some entry has one instead.
+  refuse_unless_positive(
+      config.train.nesterov && config.train.momentum == 0 && !options.compare_entry,
+      "train.nesterov", "train.momentum");
   // Random stragglers' episodes, without any.
   const RandomStragglers& random = cluster.random_stragglers;
   for (const auto& [key, value, default_value] :
@@ -248,7 +251,7 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   refuse_lists_longer_than_the_workers(settings, config);
   if (!options.written_by_hetps) {
     refuse_noise_above_one(settings, config);
-    refuse_idle_settings(settings, config);
+    refuse_idle_settings(settings, config, options);
     refuse_a_switch_after_the_budget(given, config);
   }
   if (policy && options.warn) {

@@ -257,6 +257,15 @@ TEST(BadInput, CompareSharedParameterThatActsInNoEntry) {
       "protocol.r_preset_ahl acts only with protocol.compression");
 }
 
+// Nesterov serves the entries with momentum; with none, it would do nothing.
+TEST(BadInput, CompareNesterovWhereNoEntryHasMomentum) {
+  expect_bad_input(
+      run_hetps({"compare", "--protocols", "asp,ssp", "--set", "cluster.scenario=hetero-network",
+                 "--set", "train.nesterov=true"}),
+      "--set train.nesterov=true: train.nesterov acts only with train.momentum > 0, and no "
+      "compared entry has one, so it would do nothing");
+}
+
 // A shared setting refused with one entry's own parameters names that entry.
 TEST(BadInput, CompareNamesTheEntryASharedSettingIsRefusedWith) {
   expect_bad_input(
@@ -265,6 +274,11 @@ TEST(BadInput, CompareNamesTheEntryASharedSettingIsRefusedWith) {
                  "cluster.workers=4"}),
       "the switch would never come; give budget_steps at most 34 (0: the run's budget) (with "
       "--protocols entry \"sync_switch:bsp_fraction=0.9\")");
+  // Refused whatever the entry: none is named.
+  const Outcome any_entry =
+      run_hetps({"compare", "--protocols", "bsp,asp", "--set", "train.lr_step_gamma=0.5"});
+  expect_bad_input(any_entry, "train.lr_step_gamma acts only with train.lr_schedule");
+  EXPECT_THAT(any_entry.output, ::testing::Not(HasSubstr("(with --protocols entry")));
 }
 
 // The report's window is refused as the command line is read: before a report directory is

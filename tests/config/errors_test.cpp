@@ -20,6 +20,7 @@ using testing::ConfigFile;
 using ::testing::HasSubstr;
 using testing::resolve_error;
 using testing::resolve_sets;
+using testing::settings_from;
 using ::testing::StartsWith;
 
 TEST(ConfigErrors, OutOfRangeNumbersNameKeyValueAndRange) {
@@ -503,6 +504,10 @@ TEST(ConfigErrors, NesterovWithoutMomentumIsRefused) {
               ::testing::StartsWith("--set train.nesterov=true: train.nesterov acts only with"));
   EXPECT_EQ(resolve_error({"protocol.name=asp", "train.nesterov=false"}), "");
   EXPECT_EQ(resolve_error({"train.nesterov=true", "train.momentum=0.5"}), "");
+  // In compare it serves the entries with momentum, and compare checks that there is one.
+  EXPECT_FALSE(resolve(settings_from({"protocol.name=asp", "train.nesterov=true"}),
+                       {.compare_entry = "--protocols entry \"asp\""})
+                   .train.momentum > 0);
 }
 
 TEST(ConfigErrors, RandomStragglersSettingsWithoutAnyEpisodeAreRefused) {
@@ -589,6 +594,16 @@ TEST(ConfigErrors, ATraceThatIsNoFileIsRefused) {
             "cluster.trace '/dev/zero': a device; expected a CSV file");
   EXPECT_EQ(resolve_error({"cluster.trace=/tmp"}),
             "cluster.trace '/tmp': a directory; expected a CSV file");
+}
+
+// Taken as a bare word, it was "not an integer", quoted, which it is.
+TEST(ConfigErrors, AnIntegerPastItsRangeIsSaidToBe) {
+  EXPECT_EQ(resolve_error({"seed=18446744073709551615"}),
+            "--set seed=18446744073709551615: 18446744073709551615 is out of the range of an "
+            "integer (-9223372036854775808 to 9223372036854775807)");
+  EXPECT_THAT(resolve_error({"train.max_samples=-9223372036854775809"}),
+              ::testing::HasSubstr("-9223372036854775809 is out of the range of an integer"));
+  EXPECT_EQ(resolve_error({"seed=9223372036854775807"}), "");
 }
 
 TEST(ConfigErrors, MalformedSetFlags) {
