@@ -277,13 +277,19 @@ void ServerLoop::send_replies() {
   }
 }
 
-void ServerLoop::dispatch(Reply reply) {
-  // Counted as it leaves: a reply held through a checkpoint may lose its leader meanwhile.
+void ServerLoop::count_bytes(const Reply& reply, int64_t times) {
+  const int64_t bytes = state_.model_bytes() * times;
   if (reply.via == protocol::kServer) {
-    state_.stats().add_bytes_from_server(state_.model_bytes());
+    state_.stats().add_bytes_from_server(bytes);
   } else {
-    state_.stats().add_bytes_worker_to_worker(state_.model_bytes());
+    state_.stats().add_bytes_worker_to_worker(bytes);
   }
+}
+
+void ServerLoop::dispatch(Reply reply) {
+  // Counted as it leaves: a reply held through a checkpoint may lose its worker, or its leader,
+  // meanwhile.
+  count_bytes(reply, 1);
   reply.sent = now();
   inspector_.expect(reply.worker, reply.sent);
   engine_.send(std::move(reply));

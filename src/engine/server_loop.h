@@ -181,6 +181,8 @@ class ServerLoop : public protocol::Actions {
   int64_t version() const override { return state_.server().version(); }
 
  private:
+  // Adds `reply`'s model, `times` times, to the bytes from the server or between workers.
+  void count_bytes(const Reply& reply, int64_t times);
   bool every_worker_gone() const;
   // When the next injected hang begins (infinity when none is left).
   double next_hang() const;

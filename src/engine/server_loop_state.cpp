@@ -73,7 +73,8 @@ nlohmann::json ServerLoop::save_state() const {
           {"hangs_ahead", hangs_ahead},
           {"next_evaluation", next_evaluation_},
           {"held_replies", std::move(held)},
-          {"held_models", std::move(held_models)}};
+          {"held_models", std::move(held_models)},
+          {"replies_counted_as_they_leave", true}};
 }
 
 void ServerLoop::restore_state(const nlohmann::json& state) {
@@ -135,6 +136,15 @@ void ServerLoop::restore_state(const nlohmann::json& state) {
       if (reply.via != protocol::kServer) check_worker(reply.via, workers, "a held reply's relay");
       reply.relays = checkpoint::integer<int>(saved.at("relays"));
       held_.push_back(std::move(reply));
+    }
+    // Checkpoints of hetps before 2026-12-07 counted a held reply's bytes as it was made, not as
+    // it leaves, and may hold replies for a dead leader to hand on.
+    const bool counted_when_made = !state.contains("replies_counted_as_they_leave");
+    for (Reply& reply : held_) {
+      if (counted_when_made) count_bytes(reply, -1);
+      if (reply.via != protocol::kServer && gone_[static_cast<size_t>(reply.via)]) {
+        reply.via = protocol::kServer;
+      }
     }
   });
 }
