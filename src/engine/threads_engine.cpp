@@ -109,9 +109,16 @@ ThreadsEngine::ThreadsEngine(const config::Config& config, const data::DataSplit
 ThreadsEngine::~ThreadsEngine() { stop_workers(); }
 
 double ThreadsEngine::now() const {
-  if (frozen_.load()) return frozen_at_.load();
-  const Clock::duration paused(paused_.load());
-  return std::chrono::duration<double>(Clock::now() - start_ - paused).count();
+  for (;;) {
+    if (frozen_.load()) return frozen_at_.load();
+    const Clock::rep paused = paused_.load();
+    const Clock::time_point clock = Clock::now();
+    // A freeze that began, or came and went, while this read the clock would make the time read
+    // run ahead of the one that stood, by up to the evaluation's length: read it again.
+    if (!frozen_.load() && paused_.load() == paused) {
+      return std::chrono::duration<double>(clock - start_ - Clock::duration(paused)).count();
+    }
+  }
 }
 
 ThreadsEngine::Clock::time_point ThreadsEngine::clock_at(double seconds) const {
