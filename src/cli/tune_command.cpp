@@ -60,9 +60,7 @@ config::Config job_at(const config::UserSettings& user, double x) {
 // and one refinement. For the progress lines' "i of at most N": a search stops halving at the
 // first x that falls out of the tolerance, and refines only then, so it often makes fewer.
 int most_runs(const protocol::SwitchSearchOptions& options) {
-  int runs = options.refine ? 2 : 1;
-  for (double x = 0.5; x >= options.smallest; x /= 2) ++runs;
-  return runs;
+  return static_cast<int>(protocol::halvings(options).size()) + (options.refine ? 2 : 1);
 }
 
 // One run the search asked for.

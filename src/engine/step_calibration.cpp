@@ -10,6 +10,7 @@
 #include "engine/model_snapshots.h"
 #include "engine/server_state.h"
 #include "engine/worker_factory.h"
+#include "protocol/median.h"
 #include "server/parameter_server.h"
 
 namespace hetps::engine {
@@ -23,12 +24,6 @@ constexpr int kTimedCalls = 11;
 
 double seconds_since(Clock::time_point begin) {
   return std::chrono::duration<double>(Clock::now() - begin).count();
-}
-
-double median(std::vector<double> values) {
-  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
-  std::nth_element(values.begin(), middle, values.end());
-  return *middle;
 }
 
 }  // namespace
@@ -45,7 +40,7 @@ double measure_step_seconds(const config::Config& config, const data::Dataset& t
     probe->run(protocol::WorkerPlan{}, model, 0.0, update);
     if (call >= kWarmUpCalls) seconds.push_back(seconds_since(begin));
   }
-  return median(seconds);
+  return protocol::median(seconds);
 }
 
 void warm_up(const data::Dataset& train, int batch_size, model::Learner& learner) {
@@ -91,7 +86,7 @@ double measure_apply_gbps(const config::Config& config, const params::ParamLayou
     replies.push(true);
   }
   worker.join();
-  return static_cast<double>(layout.bytes()) * 8 / median(seconds) / 1e9;
+  return static_cast<double>(layout.bytes()) * 8 / protocol::median(seconds) / 1e9;
 }
 
 }  // namespace hetps::engine

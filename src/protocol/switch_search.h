@@ -32,6 +32,10 @@ struct SwitchSearchResult {
 // every report of a search must use too (the same floating-point test decides the boundary).
 bool holds_within(double accuracy, double bsp_accuracy, double tolerance);
 
+// The x the search halves through, from 50% down to `smallest`. Throws std::invalid_argument
+// for a `smallest` not above 0, which the halving would never reach.
+std::vector<double> halvings(const SwitchSearchOptions& options);
+
 // The largest x below 1 the search may try: the refinement between BSP and 50%, or 50%.
 double largest_candidate(const SwitchSearchOptions& options);
 

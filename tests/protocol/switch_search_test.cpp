@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <stdexcept>
+#include <vector>
 
 namespace hetps::protocol {
 namespace {
@@ -43,6 +45,14 @@ TEST(SwitchSearchTest, StopsAtTheSmallestStepWhenEveryStepHolds) {
   const SwitchSearchResult result = search(oracle);
   EXPECT_DOUBLE_EQ(result.chosen, 0.0625);
   EXPECT_EQ(result.candidates.size(), 4u);
+}
+
+TEST(SwitchSearchTest, HalvesFromHalfToTheSmallestAndNeverForeverFromZero) {
+  EXPECT_EQ(halvings({}), (std::vector<double>{0.5, 0.25, 0.125, 0.0625}));
+  EXPECT_EQ(halvings({.smallest = 0.3}), (std::vector<double>{0.5}));
+  Oracle oracle{0.0};
+  EXPECT_THROW(search(oracle, {.smallest = 0}), std::invalid_argument);
+  EXPECT_TRUE(oracle.asked.empty()) << "refused before any run";
 }
 
 TEST(SwitchSearchTest, StaysInBspWhenNoFractionHolds) {
