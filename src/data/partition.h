@@ -11,6 +11,14 @@
 
 namespace hetps::data {
 
+// The classes each worker holds under `noniid`: `classes_per_worker`, or ceil(classes /
+// workers) where that is more (partition_samples).
+int classes_held(int classes, int workers, int classes_per_worker);
+
+// A warning when `noniid` raises `classes_per_worker` to cover the classes; nothing otherwise.
+std::optional<std::string> raised_classes_warning(int classes, int workers, const std::string& mode,
+                                                  int classes_per_worker);
+
 // Splits the sample indices [0, labels.size()) among `workers`; every sample goes to exactly one
 // worker and no worker is left empty.
 //
@@ -26,14 +34,6 @@ namespace hetps::data {
 // Throws std::invalid_argument naming the setting: `data.partition` for an unknown mode,
 // `data.classes_per_worker` outside 1..classes, `cluster.workers` below 1 or above the number
 // of samples; and for a label outside 0..classes-1.
-// The classes each worker holds under `noniid`: `classes_per_worker`, or ceil(classes /
-// workers) where that is more (above).
-int classes_held(int classes, int workers, int classes_per_worker);
-
-// A warning when `noniid` raises `classes_per_worker` to cover the classes; nothing otherwise.
-std::optional<std::string> raised_classes_warning(int classes, int workers, const std::string& mode,
-                                                  int classes_per_worker);
-
 std::vector<std::vector<int64_t>> partition_samples(const std::vector<int64_t>& labels, int classes,
                                                     int workers, const std::string& mode,
                                                     int classes_per_worker, uint64_t seed);
