@@ -206,36 +206,78 @@ class LeaderDyingWithItsRepliesHeld : public ServerLoop::Engine {
   int calls_ = 0;
 };
 
+// A loop of "leader_rounds" on LeaderDyingWithItsRepliesHeld, with its own learner and log.
+struct LeaderRun {
+  explicit LeaderRun(const config::Config& run_config)
+      : config(run_config),
+        loop(
+            config, small_data(), learner, log, engine, [this] { return engine.now; },
+            [](int worker) { return fmt::format("worker {}", worker); }) {}
+  config::Config config;
+  LeaderDyingWithItsRepliesHeld engine;
+  testing::SoftmaxLearner learner{784, 10, 1};
+  CollectingListener log;
+  ServerLoop loop;
+};
+
+// Takes one checkpoint, at 0.5 s, keeping the loop's state.
+struct KeepingCheckpointer : ServerLoop::Checkpointer {
+  explicit KeepingCheckpointer(const RunCheckpoints& checkpoints) : schedule_(checkpoints, 0.5) {}
+  CheckpointSchedule& schedule() override { return schedule_; }
+  bool take(ServerLoop& loop) override {
+    kept = loop.save_state();
+    return true;
+  }
+  CheckpointSchedule schedule_;
+  nlohmann::json kept;
+};
+
+config::Config leader_rounds_for_a_second() {
+  config::Config config = community_of_three(asp_stalling_after(10));
+  config.train.max_time = 1;
+  return config;
+}
+
 // A checkpoint holds the replies of the round after the leader's update, the members' to go
 // through the leader; the leader dies before they leave: the server sends them itself.
 TEST(ServerLoopTest, RepliesHeldForADeadLeaderToHandOnAreSentByTheServer) {
   const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
-  config::Config config = community_of_three(asp_stalling_after(10));
-  config.train.max_time = 1;
-  LeaderDyingWithItsRepliesHeld engine;
-  testing::SoftmaxLearner learner{784, 10, 1};
-  CollectingListener log;
-  ServerLoop loop(
-      config, small_data(), learner, log, engine, [&] { return engine.now; },
-      [](int worker) { return fmt::format("worker {}", worker); });
-  loop.start();
-  for (int worker : {0, 1, 2}) loop.on_first_pull(worker);
-  ASSERT_EQ(engine.sent.size(), 3u);
-  ASSERT_EQ(engine.sent.front().worker, 0) << "the leader's reply goes first";
+  LeaderRun run(leader_rounds_for_a_second());
+  run.loop.start();
+  for (int worker : {0, 1, 2}) run.loop.on_first_pull(worker);
+  ASSERT_EQ(run.engine.sent.size(), 3u);
+  ASSERT_EQ(run.engine.sent.front().worker, 0) << "the leader's reply goes first";
   RunCheckpoints checkpoints;
   checkpoints.save = [](const nlohmann::json&, double) {};
-  struct Taking : ServerLoop::Checkpointer {
-    explicit Taking(const RunCheckpoints& checkpoints) : schedule_(checkpoints, 0.5) {}
-    CheckpointSchedule& schedule() override { return schedule_; }
-    bool take(ServerLoop& /*loop*/) override { return true; }
-    CheckpointSchedule schedule_;
-  } checkpointer(checkpoints);
-  EXPECT_EQ(loop.serve(&checkpointer), "max_time");
-  ASSERT_EQ(engine.sent.size(), 5u) << "the members' replies of the second round";
+  KeepingCheckpointer checkpointer(checkpoints);
+  EXPECT_EQ(run.loop.serve(&checkpointer), "max_time");
+  ASSERT_EQ(run.engine.sent.size(), 5u) << "the members' replies of the second round";
   for (size_t r = 3; r < 5; ++r) {
-    EXPECT_EQ(engine.sent[r].via, protocol::kServer)
-        << "the reply to worker " << engine.sent[r].worker;
+    EXPECT_EQ(run.engine.sent[r].via, protocol::kServer)
+        << "the reply to worker " << run.engine.sent[r].worker;
   }
+
+  // An earlier hetps counted a held reply's bytes as it was made, and left these for the dead
+  // leader to hand on: resumed from its checkpoint, they are counted once, from the server.
+  nlohmann::json earlier = checkpointer.kept;
+  ASSERT_EQ(earlier.at("held_replies").size(), 2u);
+  earlier.erase("replies_counted_as_they_leave");
+  for (nlohmann::json& reply : earlier.at("held_replies")) reply["via"] = 0;
+  const auto resumed = [](const nlohmann::json& state) {
+    LeaderRun from(leader_rounds_for_a_second());
+    from.loop.restore_state(state);
+    from.loop.release_replies();
+    from.loop.state().evaluate(2);
+    for (const ServerLoop::Reply& reply : from.engine.sent) {
+      EXPECT_EQ(reply.via, protocol::kServer) << "the reply to worker " << reply.worker;
+    }
+    return std::pair{from.log.evals.back(), from.loop.state().model_bytes()};
+  };
+  const auto [as_saved, model_bytes] = resumed(checkpointer.kept);
+  const auto [as_earlier, ignored] = resumed(earlier);
+  EXPECT_EQ(as_earlier.bytes_from_server, as_saved.bytes_from_server);
+  EXPECT_EQ(as_saved.bytes_worker_to_worker - as_earlier.bytes_worker_to_worker, 2 * model_bytes)
+      << "the two replies, counted by the earlier hetps as worker-to-worker, taken back";
 }
 
 // A member whose leader died before it sent its update dies in turn: nobody is left to read its
