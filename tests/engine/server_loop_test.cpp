@@ -26,6 +26,18 @@ using testing::CollectingListener;
 using testing::small_config;
 using testing::small_data;
 
+// The update `reply` asks for, written into its buffer: `samples` samples' worth of zeros.
+protocol::UpdateInfo zeros_for(const ServerLoop::Reply& reply, int64_t samples) {
+  std::ranges::fill(reply.update, 0.0f);
+  protocol::UpdateInfo info;
+  info.id = reply.update_id;
+  info.worker = reply.worker;
+  info.kind = reply.plan.kind;
+  info.base_version = reply.version;
+  info.samples = samples;
+  return info;
+}
+
 // Hands over the first pulls it is given, one per call; from `updates_from` on, the updates the
 // replies sent ask for, one per call, each of one batch of zeros, up to `updates` of them. When
 // nothing more comes, the clock goes to the deadline.
@@ -47,14 +59,7 @@ class ScriptedEngine : public ServerLoop::Engine {
       --updates;
       const ServerLoop::Reply reply = std::move(replies_.front());
       replies_.pop_front();
-      std::ranges::fill(reply.update, 0.0f);
-      protocol::UpdateInfo info;
-      info.id = reply.update_id;
-      info.worker = reply.worker;
-      info.kind = reply.plan.kind;
-      info.base_version = reply.version;
-      info.samples = 16;
-      server.on_update(info, 0);
+      server.on_update(zeros_for(reply, 16), 0);
     } else {
       now = deadline;
     }
@@ -187,13 +192,7 @@ class LeaderDyingWithItsRepliesHeld : public ServerLoop::Engine {
       return;
     }
     const ServerLoop::Reply& leader = sent.front();
-    std::ranges::fill(leader.update, 0.0f);
-    protocol::UpdateInfo info;
-    info.id = leader.update_id;
-    info.worker = leader.worker;
-    info.kind = leader.plan.kind;
-    info.base_version = leader.version;
-    info.samples = 3 * 16;
+    protocol::UpdateInfo info = zeros_for(leader, 3 * 16);
     info.members = {1, 2};
     server.on_update(info, 0);
     server.on_worker_gone(leader.worker, "", {});
