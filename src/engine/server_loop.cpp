@@ -108,7 +108,8 @@ bool ServerLoop::workers_at_rest(double time) const {
 void ServerLoop::release_replies() {
   std::vector<Reply> held = std::move(held_);
   held_.clear();
-  for (Reply& reply : held) dispatch(std::move(reply));
+  const double awaited_since = now();
+  for (Reply& reply : held) dispatch(std::move(reply), awaited_since);
 }
 
 double ServerLoop::next_hang() const {
@@ -248,6 +249,7 @@ void ServerLoop::reply_pull(int worker, const protocol::WorkerPlan& plan) {
 
 void ServerLoop::send_replies() {
   std::vector<ReplyBatch::Route> routes = replies_.take();
+  const double awaited_since = now();
   for (ReplyBatch::Route& route : routes) {
     const auto w = static_cast<size_t>(route.worker);
     const int id = state_.pool().acquire();
@@ -272,7 +274,7 @@ void ServerLoop::send_replies() {
       engine_.keep_for_later(version);
       held_.push_back(std::move(reply));
     } else {
-      dispatch(std::move(reply));
+      dispatch(std::move(reply), awaited_since);
     }
   }
 }
@@ -286,12 +288,12 @@ void ServerLoop::count_bytes(const Reply& reply, int64_t times) {
   }
 }
 
-void ServerLoop::dispatch(Reply reply) {
+void ServerLoop::dispatch(Reply reply, double awaited_since) {
   // Counted as it leaves: a reply held through a checkpoint may lose its worker, or its leader,
   // meanwhile.
   count_bytes(reply, 1);
   reply.sent = now();
-  inspector_.expect(reply.worker, reply.sent);
+  inspector_.expect(reply.worker, awaited_since);
   engine_.send(std::move(reply));
 }
 

@@ -193,8 +193,10 @@ class ServerLoop : public protocol::Actions {
   // Sends the replies made since the last call: before an apply and after each message; holds
   // them back while draining.
   void send_replies();
-  // Hands a reply to the engine: it leaves now, and from now on its update is awaited.
-  void dispatch(Reply reply);
+  // Hands a reply to the engine: it leaves now, and its update is awaited from `awaited_since`,
+  // one time for all the replies sent together (a round's): handing each to the engine takes a
+  // while, and a stall found at the first one's timeout would leave the others' unnamed.
+  void dispatch(Reply reply, double awaited_since);
   void release_owed(int worker);
   // Tells the stall inspector which of its members' updates `leader`, its own computed, still
   // waits for, until it has them all.

@@ -48,8 +48,12 @@ class ScriptedEngine : public ServerLoop::Engine {
   double now = 0;
   double updates_from = 0;
   int updates = 0;
+  double seconds_per_send = 0;                 // how long handing over a reply takes
   std::vector<std::pair<int, int>> told_gone;  // (leader, member) notices
-  void send(ServerLoop::Reply reply) override { replies_.push_back(std::move(reply)); }
+  void send(ServerLoop::Reply reply) override {
+    replies_.push_back(std::move(reply));
+    now += seconds_per_send;
+  }
   void serve_one(double deadline, ServerLoop& server) override {
     if (!first_pulls_.empty()) {
       const int worker = first_pulls_.front();
@@ -277,6 +281,26 @@ TEST(ServerLoopTest, RepliesHeldForADeadLeaderToHandOnAreSentByTheServer) {
   EXPECT_EQ(as_earlier.bytes_from_server, as_saved.bytes_from_server);
   EXPECT_EQ(as_saved.bytes_worker_to_worker - as_earlier.bytes_worker_to_worker, 2 * model_bytes)
       << "the two replies, counted by the earlier hetps as worker-to-worker, taken back";
+}
+
+// Handing a round's replies to the engine takes a while (under a sanitizer, say): the stall
+// found at the first one's timeout names every worker of the round, not that one alone.
+TEST(ServerLoopTest, AStallNamesEveryWorkerOfARoundSentTogether) {
+  const protocol::ProtocolRegistration leader_rounds = testing::LeaderRounds::registration();
+  ScriptedRun run(community_of_three(asp_stalling_after(2)), {});
+  run.engine.seconds_per_send = 0.1;
+  start_round(run);
+  try {
+    run.loop.serve();
+    FAIL() << "the run did not stall";
+  } catch (const StallError& stall) {
+    for (int worker : {0, 1, 2}) {
+      EXPECT_NE(std::string(stall.what())
+                    .find(fmt::format("worker {} (waiting for its update since 0.0 s", worker)),
+                std::string::npos)
+          << stall.what();
+    }
+  }
 }
 
 // A member whose leader died before it sent its update dies in turn: nobody is left to read its
