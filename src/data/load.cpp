@@ -56,7 +56,21 @@ std::string missing_file_message(const fs::path& file, const config::DataConfig&
       file.string(), cfg.name, cfg.dir, cfg.name);
 }
 
+// A data.dir that is a file would otherwise be reported as its IDX files "not found".
+void refuse_a_folder_that_is_a_file(const config::DataConfig& cfg) {
+  for (const fs::path& folder : {fs::path(cfg.dir), idx_directory(cfg)}) {
+    std::error_code ec;
+    if (fs::exists(folder, ec) && !fs::is_directory(folder, ec)) {
+      throw DataError(
+          fmt::format("{}: is not a folder (data.name = '{}', data.dir = '{}'); "
+                      "expected the folder of the data set's IDX files",
+                      folder.string(), cfg.name, cfg.dir));
+    }
+  }
+}
+
 DataSplit load_idx_dataset(const config::DataConfig& cfg) {
+  refuse_a_folder_that_is_a_file(cfg);
   for (const fs::path& file : data_files(cfg)) {
     if (const std::string kind = irregular_file_kind(file); !kind.empty()) {
       throw DataError(fmt::format("{}: is {}, expected an IDX file", file.string(), kind));

@@ -3,9 +3,11 @@
 #include <algorithm>
 #include <exception>
 #include <limits>
+#include <new>
 #include <optional>
 #include <set>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
@@ -16,6 +18,12 @@ namespace hetps::engine {
 namespace {
 
 constexpr double kNever = std::numeric_limits<double>::infinity();
+
+// What the server is told of a worker's error: std::bad_alloc's own text names no cause.
+std::string failure_text(const std::exception& error) {
+  if (dynamic_cast<const std::bad_alloc*>(&error) != nullptr) return "out of memory";
+  return error.what();
+}
 
 // Trains until the run is over (returns true) or the worker's failure time (false). A leader
 // that stops there leaves in `held` the members whose updates it took with it.
@@ -162,7 +170,7 @@ void run_worker(worker::Worker& trainer, const InjectedDelays& delays, WorkerLin
     throw;  // nothing can be reported to a server taken for hung
   } catch (const std::exception& error) {
     activity.stop_at(link.now());
-    link.report_gone(error.what(), held);
+    link.report_gone(failure_text(error), held);
   }
 }
 

@@ -1,5 +1,7 @@
 #include "data/load.h"
 
+#include <fstream>
+
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
@@ -59,6 +61,23 @@ TEST(DataLoad, MissingIdxFilesSayWhichCommandFetchesThem) {
   EXPECT_THAT(error_of(cfg),
               AllOf(HasSubstr((scratch.path() / "mnist" / kTrainImagesFile).string()),
                     HasSubstr("run `hetps data fetch mnist`")));
+}
+
+TEST(DataLoad, ADataDirThatIsAFileIsNamedAsSuch) {
+  ScratchDirectory scratch("hetps-load-test");
+  const fs::path file = scratch.path() / "not-a-folder";
+  std::ofstream(file) << "x";
+  config::DataConfig cfg;
+  cfg.dir = file.string();
+  EXPECT_THAT(error_of(cfg),
+              AllOf(HasSubstr(file.string() + ": is not a folder"), Not(HasSubstr("not found"))));
+  cfg.name = "idx";
+  EXPECT_THAT(error_of(cfg), HasSubstr(file.string() + ": is not a folder"));
+  // The data set's own folder under data.dir.
+  cfg.name = "mnist";
+  cfg.dir = scratch.path().string();
+  std::ofstream(scratch.path() / "mnist") << "x";
+  EXPECT_THAT(error_of(cfg), HasSubstr((scratch.path() / "mnist").string() + ": is not a folder"));
 }
 
 TEST(DataLoad, IdxFilesUnderTheNamedFolderAreScaledToTheUnitInterval) {

@@ -94,6 +94,23 @@ TEST(ThreadsEngineTest, AWorkersErrorStopsTheRunNamingTheWorker) {
   }
 }
 
+// std::bad_alloc's own text ("std::bad_alloc") says nothing a user can act on.
+TEST(ThreadsEngineTest, AWorkerOutOfMemoryIsSaidInWords) {
+  config::Config config = threads_config("asp");
+  config.cluster.speeds = {1.0};
+  const engine::ModelSource out_of_memory{
+      [&] { return std::make_unique<OutOfMemoryLearner>(784, 10, config.seed); }, {}};
+  CollectingListener log;
+  try {
+    engine::run(config, small_data(), out_of_memory, log);
+    FAIL() << "a worker's error must stop the run";
+  } catch (const std::runtime_error& error) {
+    EXPECT_THAT(error.what(),
+                ::testing::ContainsRegex(
+                    R"(^worker [0-3] \(a thread of this process\) failed: out of memory$)"));
+  }
+}
+
 TEST(ThreadsEngineTest, PaddedWorkersAreCalibratedAndUniformOnesAreNot) {
   config::Config config = threads_config("asp");
   Outcome padded = run_small(config);

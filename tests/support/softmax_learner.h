@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <memory>
+#include <new>
 #include <random>
 #include <stdexcept>
 #include <vector>
@@ -92,6 +93,14 @@ class FailingLearner : public SoftmaxLearner {
   using SoftmaxLearner::SoftmaxLearner;
   double gradient(std::span<const float>, const model::Batch&, std::span<float>) override {
     throw std::runtime_error("no memory left (injected)");
+  }
+};
+
+class OutOfMemoryLearner : public SoftmaxLearner {
+ public:
+  using SoftmaxLearner::SoftmaxLearner;
+  double gradient(std::span<const float>, const model::Batch&, std::span<float>) override {
+    throw std::bad_alloc();
   }
 };
 
