@@ -1,13 +1,36 @@
 #include "protocol/community_rounds.h"
 
 #include <algorithm>
+#include <iterator>
 #include <stdexcept>
+#include <string>
 
 #include <fmt/format.h>
 
 #include "checkpoint/saved_integers.h"
 
 namespace hetps::protocol {
+namespace {
+
+// Why `communities` cannot route this run's pulls and updates: an id outside the run, or one
+// placed twice ("" when every id is in range and placed once).
+std::string misplaced_worker(const std::vector<std::vector<int>>& communities, int workers) {
+  std::vector<bool> placed(static_cast<size_t>(workers));
+  for (const std::vector<int>& members : communities) {
+    for (int member : members) {
+      if (member < 0 || member >= workers) {
+        return fmt::format("names worker {} of {}", member, workers);
+      }
+      if (placed[static_cast<size_t>(member)]) {
+        return fmt::format("places worker {} twice", member);
+      }
+      placed[static_cast<size_t>(member)] = true;
+    }
+  }
+  return "";
+}
+
+}  // namespace
 
 CommunityRounds::CommunityRounds(int workers, int64_t staleness, Grouping grouping)
     : workers_(workers), staleness_(staleness) {
@@ -19,25 +42,22 @@ void CommunityRounds::install(Grouping grouping) {
   std::set<int> held;
   for (const Community& community : state_)
     held.insert(community.held.begin(), community.held.end());
+  if (const std::string defect = misplaced_worker(grouping.communities, workers_);
+      !defect.empty()) {
+    throw std::invalid_argument("a grouping " + defect);
+  }
   Grouping kept{{}, grouping.aggregate_at_leader};
-  std::vector<int> placed;
   for (const std::vector<int>& members : grouping.communities) {
     std::vector<int> live_members;
-    for (int member : members) {
-      if (member < 0 || member >= workers_) {
-        throw std::invalid_argument(
-            fmt::format("a grouping names worker {} of {}", member, workers_));
-      }
-      if (std::find(placed.begin(), placed.end(), member) != placed.end()) {
-        throw std::invalid_argument(fmt::format("a grouping places worker {} twice", member));
-      }
-      placed.push_back(member);
-      if (live_.contains(member)) live_members.push_back(member);
-    }
+    std::ranges::copy_if(members, std::back_inserter(live_members),
+                         [&](int member) { return live_.contains(member); });
     if (!live_members.empty()) kept.communities.push_back(std::move(live_members));
   }
   for (int worker : live_) {
-    if (std::find(placed.begin(), placed.end(), worker) == placed.end()) {
+    const auto places_it = [&](const std::vector<int>& members) {
+      return std::ranges::find(members, worker) != members.end();
+    };
+    if (std::ranges::none_of(grouping.communities, places_it)) {
       throw std::invalid_argument(fmt::format("a grouping leaves out live worker {}", worker));
     }
   }
@@ -224,19 +244,20 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
   community_of_.assign(static_cast<size_t>(workers_), -1);
   for (const nlohmann::json& saved : state.at("communities")) {
     grouping_.communities.push_back(checkpoint::integers<std::vector<int>>(saved.at("members")));
+  }
+  if (const std::string defect = misplaced_worker(grouping_.communities, workers_);
+      !defect.empty()) {
+    refuse(defect + " in its communities");
+  }
+  for (const nlohmann::json& saved : state.at("communities")) {
     Community& community = state_.emplace_back();
     community.held = checkpoint::integers<std::set<int>>(saved.at("held"));
     community.contributions = checkpoint::integer_map<int, int>(saved.at("contributions"));
     community.in_round = saved.at("in_round").get<bool>();
     community.rounds = checkpoint::integer<int64_t>(saved.at("rounds"));
-    const std::vector<int>& members = grouping_.communities.back();
+    const std::vector<int>& members = grouping_.communities[state_.size() - 1];
     for (int member : members) {
-      if (member < 0 || member >= workers_) {
-        refuse(fmt::format("names worker {} in a community", member));
-      }
-      int& placed = community_of_[static_cast<size_t>(member)];
-      if (placed != -1) refuse(fmt::format("places worker {} twice", member));
-      placed = static_cast<int>(state_.size() - 1);
+      community_of_[static_cast<size_t>(member)] = static_cast<int>(state_.size() - 1);
     }
     const auto is_member = [&](int worker) {
       return std::find(members.begin(), members.end(), worker) != members.end();
@@ -258,15 +279,12 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
   if (state.contains("pending")) {
     const nlohmann::json& pending = state.at("pending");
     Grouping grouping{{}, pending.at("aggregate_at_leader").get<bool>()};
-    std::set<int> grouped;
     for (const nlohmann::json& members : pending.at("communities")) {
       grouping.communities.push_back(checkpoint::integers<std::vector<int>>(members));
-      for (int member : grouping.communities.back()) {
-        if (member < 0 || member >= workers_ || !grouped.insert(member).second) {
-          refuse(fmt::format("names worker {} in its pending grouping, outside the run or twice",
-                             member));
-        }
-      }
+    }
+    if (const std::string defect = misplaced_worker(grouping.communities, workers_);
+        !defect.empty()) {
+      refuse(defect + " in its pending grouping");
     }
     pending_ = std::move(grouping);
   }

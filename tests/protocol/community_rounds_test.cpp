@@ -238,9 +238,9 @@ TEST(CommunityRoundsTest, RefusesASavedStateWhoseIdsDoNotFitTheRun) {
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["live"].push_back(4); }),
             prefix + "names a live worker outside the run");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(-1); }),
-            prefix + "names worker -1 in a community");
+            prefix + "names worker -1 of 4 in its communities");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(1); }),
-            prefix + "places worker 1 twice");
+            prefix + "places worker 1 twice in its communities");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"].erase(1); }),
             prefix + "leaves live worker 1 out of every community");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["held"] = {1}; }),
@@ -252,9 +252,9 @@ TEST(CommunityRoundsTest, RefusesASavedStateWhoseIdsDoNotFitTheRun) {
   };
   EXPECT_EQ(refusal(pending({{0, 1, 2, 3}})), "restored");
   EXPECT_EQ(refusal(pending({{0, 1}, {2, 4}})),
-            prefix + "names worker 4 in its pending grouping, outside the run or twice");
+            prefix + "names worker 4 of 4 in its pending grouping");
   EXPECT_EQ(refusal(pending({{0, 1}, {1, 2, 3}})),
-            prefix + "names worker 1 in its pending grouping, outside the run or twice");
+            prefix + "places worker 1 twice in its pending grouping");
 }
 
 }  // namespace
