@@ -13,6 +13,8 @@
 #include <cstdint>
 #include <limits>
 #include <map>
+#include <optional>
+#include <set>
 #include <utility>
 
 #include <fmt/format.h>
@@ -79,6 +81,15 @@ std::map<Key, Value> integer_map(const nlohmann::json& saved) {
     values[integer<Key>(pair[0])] = detail::saved_element<Value>(pair[1]);
   }
   return values;
+}
+
+// The id of `ids` that is no worker of a run of `workers` (the lowest if negative, else the
+// highest), or nothing when all of them are.
+inline std::optional<int> id_outside(const std::set<int>& ids, int workers) {
+  if (ids.empty()) return std::nullopt;
+  if (*ids.begin() < 0) return *ids.begin();
+  if (*ids.rbegin() >= workers) return *ids.rbegin();
+  return std::nullopt;
 }
 
 namespace detail {

@@ -158,20 +158,20 @@ class ModuleLearner final : public Learner {
     torch::NoGradGuard no_grad;
     set_training(false);  // a probe must not move a custom module's running statistics
     ForwardFlopCounter counter;
+    const std::vector<int64_t> shape{1, input_.channels, input_.height, input_.width};
+    const std::string forward_on =
+        "model '" + name_ + "': forward on an input of shape " + shape_text(shape);
     torch::Tensor logits;
     try {
-      logits = module_.forward<torch::Tensor>(
-          torch::zeros({1, input_.channels, input_.height, input_.width}));
+      logits = module_.forward<torch::Tensor>(torch::zeros(shape));
     } catch (const c10::Error& error) {  // a model that does not fit the data set's images
-      throw std::invalid_argument("model '" + name_ + "': forward on an input of shape " +
-                                  shape_text({1, input_.channels, input_.height, input_.width}) +
+      throw std::invalid_argument(forward_on +
                                   " failed in libtorch: " + error.what_without_backtrace());
     }
     if (logits.dim() != 2 || logits.size(0) != 1 || logits.size(1) != classes_) {
-      throw std::invalid_argument("model '" + name_ + "': forward on an input of shape " +
-                                  shape_text({1, input_.channels, input_.height, input_.width}) +
-                                  " returned logits of shape " + shape_text(logits.sizes()) +
-                                  ", expected [1, " + std::to_string(classes_) + "]");
+      throw std::invalid_argument(forward_on + " returned logits of shape " +
+                                  shape_text(logits.sizes()) + ", expected [1, " +
+                                  std::to_string(classes_) + "]");
     }
     return counter.flops();
   }

@@ -305,8 +305,9 @@ void Ashl::restore_state(const nlohmann::json& state) {
     refuse("a per-worker list has another length");
   }
   for (const std::set<int>* ids : {&restored.live_, &restored.held_pulls_}) {
-    if (!ids->empty() && (*ids->begin() < 0 || *ids->rbegin() >= workers_)) {
-      refuse("a worker id is out of range");
+    if (const auto outside = checkpoint::id_outside(*ids, workers_)) {
+      refuse(
+          fmt::format("worker {} of its live workers or held pulls is not in this run", *outside));
     }
   }
   *this = std::move(restored);

@@ -236,8 +236,8 @@ void CommunityRounds::restore_state(const nlohmann::json& state) {
         fmt::format("community rounds of {} workers: the saved state {}", workers_, what));
   };
   live_ = checkpoint::integers<std::set<int>>(state.at("live"));
-  if (!live_.empty() && (*live_.begin() < 0 || *live_.rbegin() >= workers_)) {
-    refuse("names a live worker outside the run");
+  if (const auto outside = checkpoint::id_outside(live_, workers_)) {
+    refuse(fmt::format("names worker {} of {} among its live workers", *outside, workers_));
   }
   grouping_ = {{}, state.at("aggregate_at_leader").get<bool>()};
   state_.clear();

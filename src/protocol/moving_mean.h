@@ -1,4 +1,5 @@
-// The mean of the last `capacity` samples of a measured quantity (ASHL's profiled times).
+// The mean of the last `capacity` samples of a measured quantity (ASHL's profiled times, a
+// worker's recent step times for the straggler detector).
 #pragma once
 
 #include <cstddef>

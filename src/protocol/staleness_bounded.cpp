@@ -94,11 +94,11 @@ void StalenessBounded::restore_state(const nlohmann::json& state) {
         fmt::format("{}: the saved state counts a negative number of steps", name_));
   }
   for (const auto* ids : {&live, &held_pulls}) {
-    if (!ids->empty() && (*ids->begin() < 0 || std::cmp_greater_equal(*ids->rbegin(), workers))) {
+    if (const auto outside = checkpoint::id_outside(*ids, static_cast<int>(workers))) {
       throw std::invalid_argument(fmt::format(
           "{}: the saved state names worker {} among its live workers or held pulls; expected "
           "ids from 0 to {}",
-          name_, *ids->begin() < 0 ? *ids->begin() : *ids->rbegin(), workers - 1));
+          name_, *outside, workers - 1));
     }
   }
   started_ = std::move(started);

@@ -1,7 +1,6 @@
 #include "protocol/straggler_detector.h"
 
 #include <algorithm>
-#include <numeric>
 
 #include "checkpoint/saved_integers.h"
 #include "protocol/median.h"
@@ -9,21 +8,14 @@
 namespace hetps::protocol {
 
 StragglerDetector::StragglerDetector(int workers, StragglerOptions options)
-    : options_(options), workers_(static_cast<size_t>(workers)) {}
-
-double StragglerDetector::recent_mean(const WorkerSteps& steps) const {
-  if (steps.recent.empty()) return 0;
-  return std::accumulate(steps.recent.begin(), steps.recent.end(), 0.0) /
-         static_cast<double>(steps.recent.size());
-}
+    : options_(options), workers_(static_cast<size_t>(workers), fresh_steps()) {}
 
 StragglerDetector::Change StragglerDetector::observe(int worker, double step_seconds, double now) {
   WorkerSteps& steps = workers_[static_cast<size_t>(worker)];
-  steps.recent.push_back(step_seconds);
-  if (steps.recent.size() > static_cast<size_t>(options_.window)) steps.recent.pop_front();
+  steps.recent.add(step_seconds);
   const bool judged = steps.profile.size() >= static_cast<size_t>(options_.window);
-  const bool slow = judged && recent_mean(steps) > options_.factor * median({steps.profile.begin(),
-                                                                             steps.profile.end()});
+  const bool slow = judged && steps.recent.mean() > options_.factor * median({steps.profile.begin(),
+                                                                              steps.profile.end()});
   Change change = Change::None;
   if (slow && !steps.flagged) {
     steps.flagged = true;
@@ -42,7 +34,9 @@ StragglerDetector::Change StragglerDetector::observe(int worker, double step_sec
   return change;
 }
 
-void StragglerDetector::forget(int worker) { workers_[static_cast<size_t>(worker)] = {}; }
+void StragglerDetector::forget(int worker) {
+  workers_[static_cast<size_t>(worker)] = fresh_steps();
+}
 
 int StragglerDetector::stragglers() const {
   return static_cast<int>(std::ranges::count(workers_, true, &WorkerSteps::flagged));
@@ -54,7 +48,7 @@ double StragglerDetector::profiled_seconds(int worker) const {
 
 double StragglerDetector::slowdown(int worker) const {
   const double profiled = profiled_seconds(worker);
-  return profiled > 0 ? recent_mean(at(worker)) / profiled : 1.0;
+  return profiled > 0 ? at(worker).recent.mean() / profiled : 1.0;
 }
 
 double StragglerDetector::mean_episode_seconds(double fallback) const {
@@ -66,7 +60,7 @@ nlohmann::json StragglerDetector::save_state() const {
   nlohmann::json workers = nlohmann::json::array();
   for (const WorkerSteps& steps : workers_) {
     workers.push_back({{"profile", steps.profile},
-                       {"recent", steps.recent},
+                       {"recent", steps.recent.save_state()},
                        {"flagged", steps.flagged},
                        {"flagged_at", steps.flagged_at}});
   }
@@ -77,10 +71,10 @@ nlohmann::json StragglerDetector::save_state() const {
 
 void StragglerDetector::restore_state(const nlohmann::json& state) {
   const auto& workers = state.at("workers");
-  workers_.assign(workers.size(), {});
+  workers_.assign(workers.size(), fresh_steps());
   for (size_t w = 0; w < workers.size(); ++w) {
     workers_[w].profile = workers[w].at("profile").get<std::deque<double>>();
-    workers_[w].recent = workers[w].at("recent").get<std::deque<double>>();
+    workers_[w].recent.restore_state(workers[w].at("recent"));
     workers_[w].flagged = workers[w].at("flagged").get<bool>();
     workers_[w].flagged_at = workers[w].at("flagged_at").get<double>();
   }

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "protocol/moving_mean.h"
+
 namespace hetps::protocol {
 
 struct StragglerOptions {
@@ -52,12 +54,16 @@ class StragglerDetector {
  private:
   struct WorkerSteps {
     std::deque<double> profile;  // unflagged step times, oldest first
-    std::deque<double> recent;   // the last `window` step times
+    MovingMean recent;           // the last `window` step times
     bool flagged = false;
     double flagged_at = 0;
   };
   const WorkerSteps& at(int worker) const { return workers_[static_cast<size_t>(worker)]; }
-  double recent_mean(const WorkerSteps& steps) const;
+  WorkerSteps fresh_steps() const {
+    WorkerSteps steps;
+    steps.recent = MovingMean(static_cast<size_t>(options_.window));
+    return steps;
+  }
 
   StragglerOptions options_;
   std::vector<WorkerSteps> workers_;

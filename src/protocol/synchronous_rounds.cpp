@@ -85,9 +85,9 @@ void SynchronousRounds::restore_state(const nlohmann::json& state) {
   const auto refuse = [&](const std::string& why) {
     throw std::invalid_argument(fmt::format("{}: the saved state {}", name_, why));
   };
-  if (workers_ > 0 && !live.empty() && (*live.begin() < 0 || *live.rbegin() >= workers_)) {
+  if (const auto outside = checkpoint::id_outside(live, workers_); workers_ > 0 && outside) {
     refuse(fmt::format("names worker {} among its live workers; expected ids from 0 to {}",
-                       *live.begin() < 0 ? *live.begin() : *live.rbegin(), workers_ - 1));
+                       *outside, workers_ - 1));
   }
   for (const auto& [worker, id] : contributions) {
     if (!live.contains(worker))

@@ -302,7 +302,9 @@ TEST_F(AshlTest, RefusesAStateOfAnotherRunAndKeepsItsOwn) {
               ThrowsMessage<std::invalid_argument>(HasSubstr("stage 7")));
   wrong = before;
   wrong["live"] = std::vector<int>{0, 5};
-  EXPECT_THROW(ashl_->restore_state(wrong), std::invalid_argument);
+  EXPECT_THAT([&] { ashl_->restore_state(wrong); },
+              ThrowsMessage<std::invalid_argument>(
+                  HasSubstr("worker 5 of its live workers or held pulls is not in this run")));
   wrong = before;
   wrong["stage"] = 2;  // SHL, whose plan a pull would read
   wrong["shl"][0] = nlohmann::json::array();

@@ -236,7 +236,7 @@ TEST(CommunityRoundsTest, RefusesASavedStateWhoseIdsDoNotFitTheRun) {
   };
   const std::string prefix = "community rounds of 4 workers: the saved state ";
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["live"].push_back(4); }),
-            prefix + "names a live worker outside the run");
+            prefix + "names worker 4 of 4 among its live workers");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(-1); }),
             prefix + "names worker -1 of 4 in its communities");
   EXPECT_EQ(refusal([](nlohmann::json& s) { s["communities"][0]["members"].push_back(1); }),
