@@ -73,17 +73,25 @@ double measure_apply_gbps(const config::Config& config, const params::ParamLayou
     for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
       std::fill(gradient.begin(), gradient.end(), 1e-3F);
       pushes.push(Clock::now());
-      replies.pop_until(never);
+      if (!replies.pop_until(never)) return;  // the measurement failed
     }
   });
   std::vector<double> seconds;
-  for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
-    const Clock::time_point pushed = *pushes.pop_until(never);
-    server.apply(order, payloads, 0);
-    held_by_workers[static_cast<size_t>(call) % held_by_workers.size()] =
-        snapshots.at(server.model(), server.version());
-    if (call >= kWarmUpCalls) seconds.push_back(seconds_since(pushed));
-    replies.push(true);
+  try {
+    for (int call = 0; call < kWarmUpCalls + kTimedCalls; ++call) {
+      const Clock::time_point pushed = *pushes.pop_until(never);
+      server.apply(order, payloads, 0);
+      held_by_workers[static_cast<size_t>(call) % held_by_workers.size()] =
+          snapshots.at(server.model(), server.version());
+      if (call >= kWarmUpCalls) seconds.push_back(seconds_since(pushed));
+      replies.push(true);
+    }
+  } catch (...) {
+    // A joinable thread's destructor would end the process (std::bad_alloc, with a model near
+    // the memory's size, must reach the user as a message).
+    replies.close();
+    worker.join();
+    throw;
   }
   worker.join();
   return static_cast<double>(layout.bytes()) * 8 / protocol::median(seconds) / 1e9;
