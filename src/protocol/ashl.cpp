@@ -75,6 +75,7 @@ Ashl::StageSettings Ashl::plan_stage(const AshlProfile& profile, const std::vect
 void Ashl::plan_stages(const char* reason, Actions& actions) {
   const std::vector<int> planned(live_.begin(), live_.end());
   AshlProfile profile;  // T_compress 0: it cancels out of Algorithm 2 (ashl.h)
+  profile.ids = planned;
   nlohmann::json times = nlohmann::json::array();
   for (int w : planned) {
     const WorkerTimesWindows& windows = times_[static_cast<size_t>(w)];

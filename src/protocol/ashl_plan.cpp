@@ -18,18 +18,23 @@ void check_profiled_time(double seconds, std::string_view what) {
   }
 }
 
+size_t id_of(const AshlProfile& profile, size_t position) {
+  return profile.ids.empty() ? position : static_cast<size_t>(profile.ids.at(position));
+}
+
 void check_ashl_profile(const AshlProfile& profile) {
   if (profile.workers.empty()) {
     throw std::invalid_argument("ASHL profile: no workers; there must be at least 1 to plan for");
   }
   for (size_t w = 0; w < profile.workers.size(); ++w) {
     const WorkerTimes& times = profile.workers[w];
-    check_profiled_time(times.t_iter, fmt::format("t_iter of worker {}", w));
-    check_profiled_time(times.t_push, fmt::format("t_push of worker {}", w));
-    check_profiled_time(times.t_pull, fmt::format("t_pull of worker {}", w));
+    const size_t id = id_of(profile, w);
+    check_profiled_time(times.t_iter, fmt::format("t_iter of worker {}", id));
+    check_profiled_time(times.t_push, fmt::format("t_push of worker {}", id));
+    check_profiled_time(times.t_pull, fmt::format("t_pull of worker {}", id));
     if (times.t_iter == 0) {
       throw std::invalid_argument(
-          fmt::format("ASHL profile: t_iter of worker {} is 0; a step takes time", w));
+          fmt::format("ASHL profile: t_iter of worker {} is 0; a step takes time", id));
     }
   }
   check_profiled_time(profile.t_compress, "t_compress");
@@ -52,7 +57,7 @@ void check_planned_steps(const AshlProfile& profile, std::span<const int> local_
     if (local_steps[w] < 1) {
       throw std::invalid_argument(
           fmt::format("ASHL keep ratios: worker {} takes {} local steps; it must take at least 1",
-                      w, local_steps[w]));
+                      id_of(profile, w), local_steps[w]));
     }
   }
 }
@@ -79,7 +84,7 @@ StagePlan plan_local_steps(const AshlProfile& profile, NamedPreset<int> h_preset
       throw std::invalid_argument(fmt::format(
           "ASHL profile: t_iter of worker {} is {} s, so small beside the slowest round ({} s) "
           "that it would take {} local steps per round, more than {}",
-          w, times.t_iter, t_max, steps, std::numeric_limits<int>::max()));
+          id_of(profile, w), times.t_iter, t_max, steps, std::numeric_limits<int>::max()));
     }
     plan.local_steps.push_back(static_cast<int>(steps));
     total_steps += steps;

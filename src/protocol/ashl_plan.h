@@ -25,6 +25,9 @@ struct WorkerTimes {
 struct AshlProfile {
   std::vector<WorkerTimes> workers;  // the live workers', in the order the caller lists them
   double t_compress = 0;             // compressing one delta: T_compress, in seconds
+  // The workers' ids, which errors name (after a failure they are not the positions); empty:
+  // the positions are the ids.
+  std::vector<int> ids = {};
 };
 
 // A preset with its name as the user sets it (e.g. "protocol.h_preset_ahl"): an error about the

@@ -202,6 +202,10 @@ TEST(AshlPlanTest, BadProfilesNameTheTimeAndTheWorker) {
   EXPECT_THAT(local_steps_error(zero_step),
               ThrowsMessage<std::invalid_argument>(
                   StrEq("ASHL profile: t_iter of worker 2 is 0; a step takes time")));
+  zero_step.ids = {0, 3, 5};  // after workers 1, 2 and 4 died, the third is worker 5
+  EXPECT_THAT(local_steps_error(zero_step),
+              ThrowsMessage<std::invalid_argument>(
+                  StrEq("ASHL profile: t_iter of worker 5 is 0; a step takes time")));
 
   AshlProfile negative_push = three_planned_workers();
   negative_push.workers[1].t_push = -0.001;
