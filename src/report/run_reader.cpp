@@ -4,6 +4,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <system_error>
 #include <utility>
@@ -36,6 +37,13 @@ RunSetting read_setting(const fs::path& file) {
     setting.workers = config["cluster"]["workers"].value_or(int64_t{0});
     setting.eval_interval = config["train"]["eval_interval"].value_or(0.0);
     setting.timeline_off = config["run"]["timeline_intervals"].value_or(int64_t{-1}) == 0;
+    toml::table trained_as = config;
+    trained_as.erase("seed");
+    trained_as.erase("run");
+    if (toml::table* data = trained_as["data"].as_table()) data->erase("dir");
+    std::ostringstream text;
+    text << trained_as;
+    setting.trained_as = text.str();
     return setting;
   } catch (const toml::parse_error& error) {
     throw ReportInputError(fmt::format("{}:{}: expected TOML: {}", file.string(),
@@ -123,6 +131,20 @@ std::optional<std::pair<const RunRecord*, const RunRecord*>> same_entry_and_seed
   return std::nullopt;
 }
 
+// Two runs named alike that were trained differently, if any: their results are no seeds of
+// one setting.
+std::optional<std::pair<const RunRecord*, const RunRecord*>> alike_but_trained_differently(
+    const std::vector<RunRecord>& runs) {
+  std::map<std::string, const RunRecord*> first_of_entry;
+  for (const RunRecord& run : runs) {
+    const auto [first, inserted] = first_of_entry.insert({run.entry, &run});
+    if (!inserted && first->second->setting.trained_as != run.setting.trained_as) {
+      return std::pair{first->second, &run};
+    }
+  }
+  return std::nullopt;
+}
+
 // "runs/cmp-a/" -> "cmp-a".
 std::string last_component(const fs::path& directory) {
   fs::path normal = directory.lexically_normal();
@@ -158,9 +180,10 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
       given.push_back(last_component(directory));
     }
   }
-  // Two comparisons of the same protocols both hold "bsp" seed 1: they stay apart as
-  // "cmp-a/bsp" and "cmp-b/bsp".
-  if (!same_entry_and_seed(runs)) return runs;
+  // Two comparisons of the same protocols both hold "bsp" seed 1, and two `train` runs of ssp
+  // with other staleness bounds are both "ssp": they stay apart as "cmp-a/bsp" and
+  // "cmp-b/bsp", or "s0/ssp" and "s50/ssp".
+  if (!same_entry_and_seed(runs) && !alike_but_trained_differently(runs)) return runs;
   for (size_t i = 0; i < runs.size(); ++i) runs[i].entry = given[i] + "/" + runs[i].entry;
   if (const auto twins = same_entry_and_seed(runs)) {
     throw ReportInputError(fmt::format(
@@ -168,6 +191,14 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
         "give those directories different names",
         twins->first->directory.string(), twins->second->directory.string(), twins->first->entry,
         twins->first->summary.seed));
+  }
+  if (const auto unlike = alike_but_trained_differently(runs)) {
+    throw ReportInputError(fmt::format(
+        "{} and {} are both run \"{}\", even named after the directories given, but their "
+        "config.toml differ in more than the seed: they are no seeds of one setting; give "
+        "them to the report from directories of different names",
+        unlike->first->directory.string(), unlike->second->directory.string(),
+        unlike->first->entry));
   }
   return runs;
 }

@@ -37,6 +37,9 @@ struct RunSetting {
   // train.eval_interval: times to target are read at evaluations this far apart (0: unknown).
   double eval_interval = 0;
   bool timeline_off = false;  // run.timeline_intervals = 0: the run recorded no timeline
+  // The whole config but for what seeds of one setting may differ in (the seed, run.*,
+  // data.dir): runs named alike are seeds of one entry only where these are equal.
+  std::string trained_as;
 };
 
 // The engines' activities, as the report reads them back from timeline.csv.

@@ -210,6 +210,39 @@ TEST(RunReaderTest, TwoComparisonsOfTheSameRunsAreToldApartByTheirDirectories) {
                         "given; give those directories different names"));
 }
 
+// Found by a probe: two `train` runs of ssp with staleness 0 and 50 read as two seeds of one
+// entry, and the report averaged them.
+TEST(RunReaderTest, RunsNamedAlikeButTrainedDifferentlyAreNoSeedsOfOneEntry) {
+  const ScratchDirectory scratch;
+  const auto first = scratch.copy_fixture("sapus", "a");
+  const auto second = scratch.copy_fixture("sapus", "b");
+  const auto replace = [](const std::filesystem::path& file, const std::string& from,
+                          const std::string& to) {
+    std::string text = read_text(file);
+    const size_t at = text.find(from);
+    ASSERT_NE(at, std::string::npos) << from;
+    write_text(file, text.replace(at, from.size(), to));
+  };
+  replace(second / "config.toml", "seed = 1", "seed = 2");
+  replace(second / "summary.json", "\"seed\": 1", "\"seed\": 2");
+  replace(second / "config.toml", "dir = \"data\"", "dir = \"elsewhere\"");
+  std::vector<RunRecord> runs = read_runs({first, second});
+  EXPECT_EQ(runs[0].entry, "sapus");  // seeds of one setting: one entry
+  EXPECT_EQ(runs[1].entry, "sapus");
+  replace(second / "config.toml", "lr = 0.05", "lr = 0.2");
+  runs = read_runs({first, second});
+  EXPECT_EQ(runs[0].entry, "a/sapus");
+  EXPECT_EQ(runs[1].entry, "b/sapus");
+  // Named alike in different places, they cannot be told apart.
+  std::filesystem::create_directories(scratch.path() / "x");
+  const auto third = scratch.copy_fixture("sapus", "x/a");
+  replace(third / "config.toml", "lr = 0.05", "lr = 0.1");
+  replace(third / "summary.json", "\"seed\": 1", "\"seed\": 3");
+  EXPECT_THAT(error_reading({first, third}),
+              HasSubstr("are both run \"a/sapus\", even named after the directories given, but "
+                        "their config.toml differ in more than the seed"));
+}
+
 TEST(RunReaderTest, ADirectoryGivenTwiceIsNamed) {
   const ScratchDirectory scratch;
   const auto runs = scratch.copy_fixture("compare-bsp-asp", "cmp");
