@@ -7,8 +7,10 @@
 #include <cerrno>
 #include <charconv>
 #include <cstdio>
+#include <fstream>
 #include <optional>
 #include <stdexcept>
+#include <string>
 #include <string_view>
 
 #include <fmt/format.h>
@@ -59,7 +61,17 @@ std::optional<pid_t> staging_pid(std::string_view name, std::string_view prefix)
   return pid;
 }
 
-bool process_is_gone(pid_t pid) { return kill(pid, 0) != 0 && errno == ESRCH; }
+// A killed process whose parent has not reaped it yet (a zombie: `timeout -s KILL` signals its
+// own process group too, and dies before it reaps the run) still answers kill(), but is gone.
+bool process_is_gone(pid_t pid) {
+  if (kill(pid, 0) != 0) return errno == ESRCH;
+  std::ifstream stat(fmt::format("/proc/{}/stat", pid));
+  std::string line;
+  std::getline(stat, line);
+  // "pid (command) state ...": the command may hold spaces and parentheses.
+  const size_t command_end = line.rfind(')');
+  return command_end != std::string::npos && line.compare(command_end, 3, ") Z") == 0;
+}
 
 // Removes the staging directories of `target` that earlier processes left when they were
 // killed (SIGKILL, a lost node: no destructor ran), so that they do not pile up beside the

@@ -72,6 +72,31 @@ TEST(StagedDirectory, RemovesTheStagingThatAKilledProcessLeft) {
   EXPECT_FALSE(fs::exists(sibling(out.path(), ".new")));
 }
 
+// Found by a probe: `timeout -s KILL` kills its own process group too, so nobody reaps the run
+// it bounded at once, and a resume right after it left the run's staging directory behind.
+TEST(StagedDirectory, RemovesTheStagingOfAKilledProcessNotYetReaped) {
+  const hetps::testing::ScratchDir scratch;
+  const fs::path target = scratch / "run";
+  const pid_t zombie = fork();
+  if (zombie == 0) _exit(0);
+  // The child is a zombie once its /proc entry says so; it stays one until waitpid below.
+  const fs::path stat = "/proc/" + std::to_string(zombie) + "/stat";
+  for (int tries = 0; tries < 1000; ++tries) {
+    std::string line;
+    std::getline(std::ifstream(stat), line);
+    if (line.find(") Z") != std::string::npos) break;
+    usleep(1000);
+  }
+  const fs::path abandoned =
+      make_directory_with_a_file(sibling(target, ".tmp-" + std::to_string(zombie)));
+  {
+    StagedDirectory out(target, run_output(), /*replace=*/false);
+    EXPECT_FALSE(fs::exists(abandoned));
+  }
+  int status = 0;
+  waitpid(zombie, &status, 0);
+}
+
 // A process on another host that shares the file system has a pid that means nothing here:
 // its lock is what says it is still writing.
 TEST(StagedDirectory, KeepsAStagingWhoseLockIsHeld) {
