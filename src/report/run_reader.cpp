@@ -112,6 +112,13 @@ std::vector<fs::path> runs_in(const fs::path& directory) {
         fmt::format("{}: not a directory (expected a hetps run directory)", directory.string()));
   }
   if (fs::exists(directory / "summary.csv")) return listed_runs(directory);
+  // `hetps compare` writes its plan first and summary.csv at its end (cli/compare_plan.h).
+  if (fs::exists(directory / "compare.json")) {
+    throw ReportInputError(fmt::format(
+        "{}: a comparison that has not finished (it has no summary.csv yet): finish it with "
+        "`hetps compare --resume {}`, or report its finished runs by their directories",
+        directory.string(), directory.string()));
+  }
   if (fs::exists(directory / "log.jsonl") || fs::exists(directory / "summary.json"))
     return {directory};
   throw ReportInputError(

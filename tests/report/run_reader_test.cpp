@@ -183,6 +183,19 @@ TEST(RunReaderTest, ADirectoryThatIsNoRunIsNamed) {
               HasSubstr((scratch / "absent").string() + ": not a directory"));
 }
 
+TEST(RunReaderTest, AComparisonNotFinishedSaysHowToFinishIt) {
+  const ScratchDirectory scratch;
+  const auto comparison = scratch.copy_fixture("compare-bsp-asp", "cmp");
+  std::filesystem::remove(comparison / "summary.csv");
+  write_text(comparison / "compare.json", "{}");
+  EXPECT_THAT(error_reading({comparison}),
+              HasSubstr(comparison.string() +
+                        ": a comparison that has not finished (it has no "
+                        "summary.csv yet): finish it with `hetps compare "
+                        "--resume " +
+                        comparison.string() + "`"));
+}
+
 TEST(RunReaderTest, ARunTheSummaryCsvListsMustExist) {
   const ScratchDirectory scratch;
   const auto comparison = scratch.copy_fixture("compare-bsp-asp", "cmp");
