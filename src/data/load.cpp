@@ -42,18 +42,28 @@ fs::path idx_directory(const config::DataConfig& cfg) {
   return is_own_dataset(cfg) ? fs::path(cfg.dir) : fs::path(cfg.dir) / cfg.name;
 }
 
+// A run resumed, or a config.toml reused, from another directory reads a relative data.dir
+// from there: the likeliest cause of files "not found" that were there when the run began.
+std::string where_relative_dir_is_read(const config::DataConfig& cfg) {
+  if (fs::path(cfg.dir).is_absolute()) return "";
+  std::error_code ec;
+  const fs::path working = fs::current_path(ec);
+  if (ec) return "";
+  return fmt::format(", which is relative: read from the working directory {}", working.string());
+}
+
 std::string missing_file_message(const fs::path& file, const config::DataConfig& cfg) {
   if (is_own_dataset(cfg)) {
     return fmt::format(
         "{}: file not found (data.name = 'idx' reads the four IDX files {}, {}, {} and {} from "
-        "data.dir = '{}' itself)",
+        "data.dir = '{}' itself){}",
         file.string(), kTrainImagesFile, kTrainLabelsFile, kTestImagesFile, kTestLabelsFile,
-        cfg.dir);
+        cfg.dir, where_relative_dir_is_read(cfg));
   }
   return fmt::format(
-      "{}: file not found (data.name = '{}', data.dir = '{}'); run `hetps data fetch {}` with "
+      "{}: file not found (data.name = '{}', data.dir = '{}'{}); run `hetps data fetch {}` with "
       "the same data.dir, or copy the official IDX files there",
-      file.string(), cfg.name, cfg.dir, cfg.name);
+      file.string(), cfg.name, cfg.dir, where_relative_dir_is_read(cfg), cfg.name);
 }
 
 // A data.dir that is a file would otherwise be reported as its IDX files "not found".

@@ -80,6 +80,20 @@ TEST(DataLoad, ADataDirThatIsAFileIsNamedAsSuch) {
   EXPECT_THAT(error_of(cfg), HasSubstr((scratch.path() / "mnist").string() + ": is not a folder"));
 }
 
+// Found by a probe: a run resumed from another directory read its relative data.dir from
+// there, and the message gave no hint of it.
+TEST(DataLoad, MissingFilesUnderARelativeDataDirNameTheWorkingDirectory) {
+  config::DataConfig cfg;
+  cfg.dir = "no-such-data-folder";
+  EXPECT_THAT(error_of(cfg), HasSubstr("data.dir = 'no-such-data-folder', which is relative: read "
+                                       "from the working directory " +
+                                       fs::current_path().string() + ")"));
+  cfg.name = "idx";
+  EXPECT_THAT(error_of(cfg), HasSubstr("which is relative: read from the working directory"));
+  cfg.dir = "/no-such-data-folder";
+  EXPECT_THAT(error_of(cfg), Not(HasSubstr("relative")));
+}
+
 TEST(DataLoad, IdxFilesUnderTheNamedFolderAreScaledToTheUnitInterval) {
   ScratchDirectory scratch("hetps-load-test");
   const fs::path dir = scratch.path() / "fashion-mnist";
