@@ -45,9 +45,13 @@ std::string time_to_target(const metrics::Summary& summary) {
 void print_result(const config::Config& config, const metrics::Summary& summary,
                   const std::filesystem::path& dir, bool quiet) {
   if (quiet) {
-    fmt::print("{}: final accuracy {:.4f}, best {:.4f}, {}; {}\n", config.run.name,
+    // The one line says so when the run ended before its budget or target, as when every
+    // worker failed: its accuracy is then no result of the training asked for.
+    const bool early = summary.stop_reason != "max_samples" && summary.stop_reason != "max_time" &&
+                       summary.stop_reason != "target";
+    fmt::print("{}: final accuracy {:.4f}, best {:.4f}, {}; {}{}\n", config.run.name,
                summary.final_accuracy, summary.best_accuracy, time_to_target(summary),
-               dir.string());
+               early ? fmt::format("ended early ({}); ", summary.stop_reason) : "", dir.string());
     return;
   }
   fmt::print(

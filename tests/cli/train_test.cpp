@@ -146,6 +146,13 @@ TEST(Train, QuietPrintsOnlyTheResultLine) {
   ASSERT_EQ(outcome.exit_code, 0) << outcome.output;
   EXPECT_EQ(std::count(outcome.output.begin(), outcome.output.end(), '\n'), 1) << outcome.output;
   EXPECT_THAT(outcome.output, ::testing::StartsWith("bsp: final accuracy "));
+  EXPECT_THAT(outcome.output, ::testing::Not(::testing::HasSubstr("ended early")));
+  // Found by a probe: with every worker failed, the line read as a finished run's.
+  const Outcome failed =
+      run_hetps(tiny_run({"train", "--quiet", "--out", (scratch / "failed").string(), "--set",
+                          "cluster.failures=[{worker=0,time=0.01},{worker=1,time=0.01}]"}));
+  ASSERT_EQ(failed.exit_code, 0) << failed.output;
+  EXPECT_THAT(failed.output, ::testing::HasSubstr("; ended early (every_worker_failed); "));
 }
 
 TEST(Train, ExistingOutputNeedsForce) {
