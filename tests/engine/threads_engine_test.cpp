@@ -76,39 +76,30 @@ TEST(ThreadsEngineTest, TheClockStartsOnceTheWorkersHaveWarmedUp) {
   EXPECT_LE(summary.total_time + cold_step.count(), whole_call.count());
 }
 
-// The workers warm up their models before the clock starts; an error there must not be lost.
-TEST(ThreadsEngineTest, AWorkersErrorStopsTheRunNamingTheWorker) {
+// The error that stops a run of learners of type L, whose every step fails.
+template <typename L>
+std::string error_of_a_run_of() {
   config::Config config = threads_config("asp");
   config.cluster.speeds = {1.0};  // no calibration: the first failing step is a worker's
-  // Evaluations work; every worker's step fails.
-  const engine::ModelSource failing{
-      [&] { return std::make_unique<FailingLearner>(784, 10, config.seed); }, {}};
+  const engine::ModelSource failing{[&] { return std::make_unique<L>(784, 10, config.seed); }, {}};
   CollectingListener log;
   try {
     engine::run(config, small_data(), failing, log);
-    FAIL() << "a worker's error must stop the run";
   } catch (const std::runtime_error& error) {
-    EXPECT_THAT(error.what(),
-                ::testing::ContainsRegex(
-                    R"(^worker [0-3] \(a thread of this process\) failed: no memory left)"));
+    return error.what();
   }
+  return "no error";
 }
 
-// std::bad_alloc's own text ("std::bad_alloc") says nothing a user can act on.
-TEST(ThreadsEngineTest, AWorkerOutOfMemoryIsSaidInWords) {
-  config::Config config = threads_config("asp");
-  config.cluster.speeds = {1.0};
-  const engine::ModelSource out_of_memory{
-      [&] { return std::make_unique<OutOfMemoryLearner>(784, 10, config.seed); }, {}};
-  CollectingListener log;
-  try {
-    engine::run(config, small_data(), out_of_memory, log);
-    FAIL() << "a worker's error must stop the run";
-  } catch (const std::runtime_error& error) {
-    EXPECT_THAT(error.what(),
-                ::testing::ContainsRegex(
-                    R"(^worker [0-3] \(a thread of this process\) failed: out of memory$)"));
-  }
+// The workers warm up their models before the clock starts; an error there must not be lost.
+TEST(ThreadsEngineTest, AWorkersErrorStopsTheRunNamingTheWorker) {
+  EXPECT_THAT(error_of_a_run_of<FailingLearner>(),
+              ::testing::ContainsRegex(
+                  R"(^worker [0-3] \(a thread of this process\) failed: no memory left)"));
+  // std::bad_alloc's own text ("std::bad_alloc") says nothing a user can act on.
+  EXPECT_THAT(error_of_a_run_of<OutOfMemoryLearner>(),
+              ::testing::ContainsRegex(
+                  R"(^worker [0-3] \(a thread of this process\) failed: out of memory$)"));
 }
 
 TEST(ThreadsEngineTest, PaddedWorkersAreCalibratedAndUniformOnesAreNot) {
