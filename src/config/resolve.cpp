@@ -102,6 +102,15 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config,
             "train.lr_step_samples", "train.lr_schedule", {"step"}, config.train.lr_schedule);
   refuse_if(!stepped && config.train.lr_step_gamma != defaults.train.lr_step_gamma,
             "train.lr_step_gamma", "train.lr_schedule", {"step"}, config.train.lr_schedule);
+  // A first step at or past the budget's end: the learning rate never moves.
+  if (stepped && config.train.lr_step_samples >= config.train.max_samples) {
+    const std::optional<std::string> where = settings.where_set("train.lr_step_samples");
+    throw ConfigError(fmt::format(
+        "{}train.lr_step_samples = {}: the run's budget (train.max_samples = {}) ends before "
+        "the first step, so train.lr_schedule = \"step\" would do nothing; expected fewer "
+        "samples than the budget",
+        where ? *where + ": " : "", config.train.lr_step_samples, config.train.max_samples));
+  }
   refuse_if(config.data.name != "idx" && config.data.classes != defaults.data.classes,
             "data.classes", "data.name", {"idx"}, config.data.name);
   const bool generated = config.data.name == "synthetic";
@@ -256,6 +265,12 @@ Config resolve(const UserSettings& settings, const ResolveOptions& options) {
   }
   if (policy && options.warn) {
     if (const auto warning = another_job_warning(*policy, config)) options.warn(*warning);
+  }
+  if (options.warn && config.train.lr_warmup_samples >= config.train.max_samples) {
+    options.warn(fmt::format(
+        "train.lr_warmup_samples = {} is not below the run's budget (train.max_samples = {}): "
+        "the learning rate rises for the whole run and never reaches train.lr = {}",
+        config.train.lr_warmup_samples, config.train.max_samples, config.train.lr));
   }
   return config;
 }

@@ -494,6 +494,34 @@ TEST(ConfigErrors, ASettingThatWouldDoNothingIsRefused) {
             "");
 }
 
+// A step schedule whose first step lies past the budget never moves the learning rate.
+TEST(ConfigErrors, AStepScheduleThatNeverStepsIsRefused) {
+  EXPECT_EQ(resolve_error(
+                {"train.lr_schedule=step", "train.lr_step_samples=2000", "train.max_samples=2000"}),
+            "--set train.lr_step_samples=2000: train.lr_step_samples = 2000: the run's budget "
+            "(train.max_samples = 2000) ends before the first step, so train.lr_schedule = "
+            "\"step\" would do nothing; expected fewer samples than the budget");
+  EXPECT_EQ(resolve_error(
+                {"train.lr_schedule=step", "train.lr_step_samples=1999", "train.max_samples=2000"}),
+            "");
+}
+
+// A warm-up as long as the budget still acts (the rate rises all run), so it is said, not refused.
+TEST(ConfigErrors, AWarmUpAsLongAsTheBudgetIsWarnedOf) {
+  const auto warnings_for = [](std::initializer_list<std::string_view> sets) {
+    std::vector<std::string> warnings;
+    resolve(settings_from(sets), {.warn = [&](const std::string& w) { warnings.push_back(w); }});
+    return warnings;
+  };
+  EXPECT_THAT(warnings_for({"train.lr_warmup_samples=2000", "train.max_samples=2000"}),
+              ::testing::ElementsAre(
+                  "train.lr_warmup_samples = 2000 is not below the run's budget "
+                  "(train.max_samples = 2000): the learning rate rises for the whole run and "
+                  "never reaches train.lr = 0.05"));
+  EXPECT_THAT(warnings_for({"train.lr_warmup_samples=1999", "train.max_samples=2000"}),
+              ::testing::IsEmpty());
+}
+
 // Plain SGD with a look-ahead along no momentum: PyTorch refuses it too.
 TEST(ConfigErrors, NesterovWithoutMomentumIsRefused) {
   EXPECT_EQ(resolve_error({"train.nesterov=true", "train.momentum=0"}),
