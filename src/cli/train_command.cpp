@@ -31,6 +31,8 @@
 #include "engine/engine.h"
 #ifdef HETPS_WITH_MPI
 #include "mpi/rank_failures.h"
+#include "mpi/rank_layout.h"
+#include "mpi/session.h"
 #endif
 
 namespace hetps::cli {
@@ -181,7 +183,11 @@ void train(const RunFlags& flags) {
   };
 #ifdef HETPS_WITH_MPI
   if (config.engine == "mpi") {
-    mpi::run_naming_this_rank(job);
+    mpi::run_naming_this_rank([&] {
+      // Before a resume says where it continues from, and with a remedy it can take.
+      mpi::check_job_shape(config.cluster, mpi::world_size(), /*workers_may_change=*/!resuming);
+      job();
+    });
     return;
   }
 #endif

@@ -18,18 +18,6 @@
 namespace hetps::mpi {
 namespace {
 
-void check_shape(const config::ClusterConfig& cluster, int world_size) {
-  const int ranks = cluster.servers + cluster.workers;
-  if (world_size != ranks) {
-    const int workers_that_fit = world_size - cluster.servers;
-    throw JobShapeError(fmt::format(
-        "engine = \"mpi\" needs one rank per server and per worker: cluster.servers = {} + "
-        "cluster.workers = {} = {} ranks, but the job has {} (-np {}); start it with -np {}{}",
-        cluster.servers, cluster.workers, ranks, world_size, world_size, ranks,
-        workers_that_fit > 0 ? fmt::format(" or set cluster.workers = {}", workers_that_fit) : ""));
-  }
-}
-
 struct HostInfo {
   std::array<char, MPI_MAX_PROCESSOR_NAME> name{};
   int cores = 0;
@@ -37,12 +25,35 @@ struct HostInfo {
 
 }  // namespace
 
+void check_job_shape(const config::ClusterConfig& cluster, int world_size,
+                     bool workers_may_change) {
+  const int ranks = cluster.servers + cluster.workers;
+  if (world_size == ranks) return;
+  const std::string prefix = fmt::format(
+      "engine = \"mpi\" needs one rank per server and per worker: cluster.servers = {} + "
+      "cluster.workers = {} = {} ranks",
+      cluster.servers, cluster.workers, ranks);
+  if (world_size == 1) {  // the usual cause: hetps started without a launcher
+    throw JobShapeError(
+        fmt::format("{}, but this process is an MPI job of its own; start it with `mpirun -np {} "
+                    "hetps ...` (or `srun -n {} hetps ...`)",
+                    prefix, ranks, ranks));
+  }
+  const int workers_that_fit = world_size - cluster.servers;
+  throw JobShapeError(
+      fmt::format("{}, but the job has {} (-np {}); start it with -np {}{}", prefix, world_size,
+                  world_size, ranks,
+                  workers_may_change && workers_that_fit > 0
+                      ? fmt::format(" or set cluster.workers = {}", workers_that_fit)
+                      : ""));
+}
+
 RankLayout::RankLayout(const config::ClusterConfig& cluster, MPI_Comm comm, Patience patience)
     : servers_(cluster.servers), workers_(cluster.workers) {
   int size = 0;
   MPI_Comm_size(comm, &size);
   MPI_Comm_rank(comm, &rank_);
-  check_shape(cluster, size);
+  check_job_shape(cluster, size, /*workers_may_change=*/true);
 
   HostInfo mine;
   const std::string host = host_name();

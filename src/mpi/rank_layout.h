@@ -22,6 +22,11 @@ class JobShapeError : public std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// Throws JobShapeError when a job of `world_size` ranks cannot run `cluster`. The message
+// suggests the worker count that fits only where `workers_may_change` (not on a resume, whose
+// config is the run's).
+void check_job_shape(const config::ClusterConfig& cluster, int world_size, bool workers_may_change);
+
 class RankLayout {
  public:
   // Throws JobShapeError when the job's size is not `cluster.servers + cluster.workers`. Then

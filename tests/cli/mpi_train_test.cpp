@@ -65,6 +65,14 @@ TEST(MpiTrainTest, AJobOfTheWrongSizeIsBadInputSaidOnce) {
   EXPECT_EQ(output.find(message, first + 1), std::string::npos) << output;
   EXPECT_NE(output.find("hetps: rank 0 on host "), std::string::npos) << output;
   EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
+  // Found by a probe: started without mpirun, the message spoke of an -np never given.
+  const Outcome alone = run_hetps(mpi_run({"train", "--out", (scratch / "run").string()}, 2));
+  EXPECT_EQ(alone.exit_code, 2);
+  EXPECT_NE(alone.output.find("but this process is an MPI job of its own; start it with `mpirun "
+                              "-np 3 hetps ...` (or `srun -n 3 hetps ...`)"),
+            std::string::npos)
+      << alone.output;
+  EXPECT_FALSE(std::filesystem::exists(scratch / "run"));
 #endif
 }
 

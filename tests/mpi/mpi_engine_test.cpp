@@ -10,6 +10,7 @@
 #include "engine/engine.h"
 #include "engine/engine_contract.h"
 #include "engine/small_run.h"
+#include "mpi/rank_layout.h"
 #include "mpi/session.h"
 #include "mpi/shared_memory_copies.h"
 
@@ -26,6 +27,31 @@ config::Config mpi_config(const std::string& protocol) {
   config.cluster.speeds = {1.0};
   config.train.eval_interval = 1000;
   return config;
+}
+
+// A resume cannot change its run's config: only the job's size is a remedy there.
+TEST(MpiEngineTest, AJobOfTheWrongSizeIsToldTheRemediesItHas) {
+  config::ClusterConfig cluster;
+  cluster.servers = 1;
+  cluster.workers = 2;
+  const auto message = [&](int world_size, bool workers_may_change) {
+    try {
+      mpi::check_job_shape(cluster, world_size, workers_may_change);
+    } catch (const mpi::JobShapeError& error) {
+      return std::string(error.what());
+    }
+    return std::string("accepted");
+  };
+  EXPECT_EQ(message(3, true), "accepted");
+  const std::string prefix =
+      "engine = \"mpi\" needs one rank per server and per worker: cluster.servers = 1 + "
+      "cluster.workers = 2 = 3 ranks, ";
+  EXPECT_EQ(message(5, true),
+            prefix + "but the job has 5 (-np 5); start it with -np 3 or set cluster.workers = 4");
+  EXPECT_EQ(message(5, false), prefix + "but the job has 5 (-np 5); start it with -np 3");
+  EXPECT_EQ(message(1, true), prefix +
+                                  "but this process is an MPI job of its own; start it with "
+                                  "`mpirun -np 3 hetps ...` (or `srun -n 3 hetps ...`)");
 }
 
 TEST(MpiEngineTest, AJobOfTheWrongSizeIsRefusedOnEveryRankBeforeAnyWork) {
