@@ -105,11 +105,14 @@ void refuse_idle_settings(const UserSettings& settings, const Config& config,
   // A first step at or past the budget's end: the learning rate never moves.
   if (stepped && config.train.lr_step_samples >= config.train.max_samples) {
     const std::optional<std::string> where = settings.where_set("train.lr_step_samples");
+    // The budget may be another's than the user's (`tune petrel`'s episodes set their own).
+    const std::optional<std::string> budget_from = settings.where_set("train.max_samples");
     throw ConfigError(fmt::format(
-        "{}train.lr_step_samples = {}: the run's budget (train.max_samples = {}) ends before "
+        "{}train.lr_step_samples = {}: the run's budget (train.max_samples = {}{}) ends before "
         "the first step, so train.lr_schedule = \"step\" would do nothing; expected fewer "
         "samples than the budget",
-        where ? *where + ": " : "", config.train.lr_step_samples, config.train.max_samples));
+        where ? *where + ": " : "", config.train.lr_step_samples, config.train.max_samples,
+        budget_from ? ", from " + *budget_from : ""));
   }
   refuse_if(config.data.name != "idx" && config.data.classes != defaults.data.classes,
             "data.classes", "data.name", {"idx"}, config.data.name);

@@ -56,7 +56,7 @@ std::string missing_file_message(const fs::path& file, const config::DataConfig&
   if (is_own_dataset(cfg)) {
     return fmt::format(
         "{}: file not found (data.name = 'idx' reads the four IDX files {}, {}, {} and {} from "
-        "data.dir = '{}' itself){}",
+        "data.dir = '{}' itself{})",
         file.string(), kTrainImagesFile, kTrainLabelsFile, kTestImagesFile, kTestLabelsFile,
         cfg.dir, where_relative_dir_is_read(cfg));
   }

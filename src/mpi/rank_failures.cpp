@@ -1,5 +1,6 @@
 #include "mpi/rank_failures.h"
 
+#include <new>
 #include <stdexcept>
 #include <string>
 
@@ -25,6 +26,8 @@ void run_naming_this_rank(const std::function<void()>& job) {
     throw engine::StallError(named(error));
   } catch (const engine::ShardCrashed& crash) {
     throw engine::ShardCrashed(crash.shard(), crash.time(), named(crash));
+  } catch (const std::bad_alloc&) {  // whose own text, "std::bad_alloc", names no cause
+    throw std::runtime_error(this_process() + ": out of memory");
   } catch (const std::exception& error) {
     throw std::runtime_error(named(error));
   }

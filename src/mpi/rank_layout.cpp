@@ -35,8 +35,8 @@ void check_job_shape(const config::ClusterConfig& cluster, int world_size,
       cluster.servers, cluster.workers, ranks);
   if (world_size == 1) {  // the usual cause: hetps started without a launcher
     throw JobShapeError(
-        fmt::format("{}, but this process is an MPI job of its own; start it with `mpirun -np {} "
-                    "hetps ...` (or `srun -n {} hetps ...`)",
+        fmt::format("{}, but the job has 1 (started without mpirun, or with -np 1); start it "
+                    "with `mpirun -np {} hetps ...` (or `srun -n {} hetps ...`)",
                     prefix, ranks, ranks));
   }
   const int workers_that_fit = world_size - cluster.servers;

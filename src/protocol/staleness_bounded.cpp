@@ -97,8 +97,8 @@ void StalenessBounded::restore_state(const nlohmann::json& state) {
     if (const auto outside = checkpoint::id_outside(*ids, static_cast<int>(workers))) {
       throw std::invalid_argument(fmt::format(
           "{}: the saved state names worker {} among its live workers or held pulls; expected "
-          "ids from 0 to {}",
-          name_, *outside, workers - 1));
+          "ids below its {} workers",
+          name_, *outside, workers));
     }
   }
   started_ = std::move(started);

@@ -172,7 +172,7 @@ std::string timeline_figure(const std::optional<EntryTimeline>& timeline, size_t
   const std::string body =
       plot == nullptr
           ? "<p class=\"notes\">" + caption + " Nothing was recorded in this window" +
-                (timeline->start >= s.total_time ? ": it starts after the run's end" : "") +
+                (timeline->start >= s.total_time ? ": it starts at or after the run's end" : "") +
                 ".</p>\n"
           : figure(directory, *plot, "per-worker timeline of " + entry.entry,
                    fmt::format("{} Data: <a href=\"{}.csv\">{}.csv</a>.", caption, plot->name,

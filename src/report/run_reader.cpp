@@ -39,8 +39,19 @@ RunSetting read_setting(const fs::path& file) {
     setting.timeline_off = config["run"]["timeline_intervals"].value_or(int64_t{-1}) == 0;
     toml::table trained_as = config;
     trained_as.erase("seed");
-    trained_as.erase("run");
-    if (toml::table* data = trained_as["data"].as_table()) data->erase("dir");
+    if (toml::table* run = trained_as["run"].as_table()) {
+      // Of run.*, only these change how a run trains (its step times on threads and mpi).
+      toml::table kept;
+      for (const char* key : {"threads_per_worker", "server_apply_threads"}) {
+        if (const toml::node* value = run->get(key)) kept.insert(key, *value);
+      }
+      *run = std::move(kept);
+    }
+    // Where a published data set lies is no setting; with data.name = "idx" it is the data.
+    if (toml::table* data = trained_as["data"].as_table();
+        data != nullptr && config["data"]["name"].value_or(std::string()) != "idx") {
+      data->erase("dir");
+    }
     std::ostringstream text;
     text << trained_as;
     setting.trained_as = text.str();
@@ -138,15 +149,18 @@ std::optional<std::pair<const RunRecord*, const RunRecord*>> same_entry_and_seed
   return std::nullopt;
 }
 
-// Two runs named alike that were trained differently, if any: their results are no seeds of
-// one setting.
+// Two runs named alike, given in different directories, that were trained differently, if
+// any: their results are no seeds of one setting. (The seeds of a comparison are by
+// construction, even where a newer hetps that resumed it wrote a key more.)
 std::optional<std::pair<const RunRecord*, const RunRecord*>> alike_but_trained_differently(
-    const std::vector<RunRecord>& runs) {
-  std::map<std::string, const RunRecord*> first_of_entry;
-  for (const RunRecord& run : runs) {
-    const auto [first, inserted] = first_of_entry.insert({run.entry, &run});
-    if (!inserted && first->second->setting.trained_as != run.setting.trained_as) {
-      return std::pair{first->second, &run};
+    const std::vector<RunRecord>& runs, const std::vector<size_t>& given) {
+  std::map<std::string, size_t> first_of_entry;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto [first, inserted] = first_of_entry.insert({runs[i].entry, i});
+    const size_t j = first->second;
+    if (!inserted && given[j] != given[i] &&
+        runs[j].setting.trained_as != runs[i].setting.trained_as) {
+      return std::pair{&runs[j], &runs[i]};
     }
   }
   return std::nullopt;
@@ -172,7 +186,7 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
     }
   }
   std::vector<RunRecord> runs;
-  std::vector<std::string> given;  // per run, the directory given it came from
+  std::vector<size_t> given;  // per run, the directory given it came from
   for (const fs::path& directory : directories) {
     for (const fs::path& run : runs_in(directory)) {
       // A comparison and one of its runs given beside it: the run would be plotted twice.
@@ -184,14 +198,16 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
         }
       }
       runs.push_back(read_run(run));
-      given.push_back(last_component(directory));
+      given.push_back(static_cast<size_t>(&directory - directories.data()));
     }
   }
   // Two comparisons of the same protocols both hold "bsp" seed 1, and two `train` runs of ssp
   // with other staleness bounds are both "ssp": they stay apart as "cmp-a/bsp" and
   // "cmp-b/bsp", or "s0/ssp" and "s50/ssp".
-  if (!same_entry_and_seed(runs) && !alike_but_trained_differently(runs)) return runs;
-  for (size_t i = 0; i < runs.size(); ++i) runs[i].entry = given[i] + "/" + runs[i].entry;
+  if (!same_entry_and_seed(runs) && !alike_but_trained_differently(runs, given)) return runs;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    runs[i].entry = last_component(directories[given[i]]) + "/" + runs[i].entry;
+  }
   if (const auto twins = same_entry_and_seed(runs)) {
     throw ReportInputError(fmt::format(
         "{} and {} are both run \"{}\" seed {}, even named after the directories given; "
@@ -199,11 +215,11 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
         twins->first->directory.string(), twins->second->directory.string(), twins->first->entry,
         twins->first->summary.seed));
   }
-  if (const auto unlike = alike_but_trained_differently(runs)) {
+  if (const auto unlike = alike_but_trained_differently(runs, given)) {
     throw ReportInputError(fmt::format(
         "{} and {} are both run \"{}\", even named after the directories given, but their "
         "config.toml differ in more than the seed: they are no seeds of one setting; give "
-        "them to the report from directories of different names",
+        "those directories different names",
         unlike->first->directory.string(), unlike->second->directory.string(),
         unlike->first->entry));
   }

@@ -68,8 +68,9 @@ TEST(MpiTrainTest, AJobOfTheWrongSizeIsBadInputSaidOnce) {
   // Found by a probe: started without mpirun, the message spoke of an -np never given.
   const Outcome alone = run_hetps(mpi_run({"train", "--out", (scratch / "run").string()}, 2));
   EXPECT_EQ(alone.exit_code, 2);
-  EXPECT_NE(alone.output.find("but this process is an MPI job of its own; start it with `mpirun "
-                              "-np 3 hetps ...` (or `srun -n 3 hetps ...`)"),
+  EXPECT_NE(alone.output.find(
+                "but the job has 1 (started without mpirun, or with -np 1); start it with `mpirun "
+                "-np 3 hetps ...` (or `srun -n 3 hetps ...`)"),
             std::string::npos)
       << alone.output;
   EXPECT_FALSE(std::filesystem::exists(scratch / "run"));

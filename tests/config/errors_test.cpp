@@ -499,8 +499,9 @@ TEST(ConfigErrors, AStepScheduleThatNeverStepsIsRefused) {
   EXPECT_EQ(resolve_error(
                 {"train.lr_schedule=step", "train.lr_step_samples=2000", "train.max_samples=2000"}),
             "--set train.lr_step_samples=2000: train.lr_step_samples = 2000: the run's budget "
-            "(train.max_samples = 2000) ends before the first step, so train.lr_schedule = "
-            "\"step\" would do nothing; expected fewer samples than the budget");
+            "(train.max_samples = 2000, from --set train.max_samples=2000) ends before the first "
+            "step, so train.lr_schedule = \"step\" would do nothing; expected fewer samples "
+            "than the budget");
   EXPECT_EQ(resolve_error(
                 {"train.lr_schedule=step", "train.lr_step_samples=1999", "train.max_samples=2000"}),
             "");

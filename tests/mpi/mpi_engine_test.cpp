@@ -49,9 +49,10 @@ TEST(MpiEngineTest, AJobOfTheWrongSizeIsToldTheRemediesItHas) {
   EXPECT_EQ(message(5, true),
             prefix + "but the job has 5 (-np 5); start it with -np 3 or set cluster.workers = 4");
   EXPECT_EQ(message(5, false), prefix + "but the job has 5 (-np 5); start it with -np 3");
-  EXPECT_EQ(message(1, true), prefix +
-                                  "but this process is an MPI job of its own; start it with "
-                                  "`mpirun -np 3 hetps ...` (or `srun -n 3 hetps ...`)");
+  EXPECT_EQ(message(1, true),
+            prefix +
+                "but the job has 1 (started without mpirun, or with -np 1); start it with "
+                "`mpirun -np 3 hetps ...` (or `srun -n 3 hetps ...`)");
 }
 
 TEST(MpiEngineTest, AJobOfTheWrongSizeIsRefusedOnEveryRankBeforeAnyWork) {

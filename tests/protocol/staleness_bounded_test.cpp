@@ -226,7 +226,7 @@ TEST(SspTest, RefusesASavedStateWhoseWorkersDoNotFit) {
   } catch (const std::invalid_argument& refused) {
     EXPECT_STREQ(refused.what(),
                  "ssp: the saved state names worker 2 among its live workers or held pulls; "
-                 "expected ids from 0 to 1");
+                 "expected ids below its 2 workers");
   }
   EXPECT_EQ(copy.save_state(), StalenessBounded("ssp", 1).save_state()) << "left untouched";
   nlohmann::json negative = saved;

@@ -521,8 +521,8 @@ TEST(ReportTimeline, ASampledTimelineSaysEveryWhichCycleItShows) {
   fs::create_directories(scratch / "late");
   const std::string late = read_text(build_report(read_runs({run}), scratch / "late",
                                                   {.timeline_window = TimelineWindow{100, 200}}));
-  EXPECT_THAT(late,
-              HasSubstr("Nothing was recorded in this window: it starts after the run's end."));
+  EXPECT_THAT(
+      late, HasSubstr("Nothing was recorded in this window: it starts at or after the run's end."));
   EXPECT_FALSE(fs::exists(scratch / "late" / "timeline-1.svg"));
 }
 

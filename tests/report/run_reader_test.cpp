@@ -246,7 +246,22 @@ TEST(RunReaderTest, RunsNamedAlikeButTrainedDifferentlyAreNoSeedsOfOneEntry) {
   runs = read_runs({first, second});
   EXPECT_EQ(runs[0].entry, "a/sapus");
   EXPECT_EQ(runs[1].entry, "b/sapus");
+  // With data.name = "idx", data.dir is the data set.
+  replace(second / "config.toml", "lr = 0.2", "lr = 0.05");
+  replace(first / "config.toml", "name = \"synthetic\"", "name = \"idx\"");
+  replace(second / "config.toml", "name = \"synthetic\"", "name = \"idx\"");
+  runs = read_runs({first, second});
+  EXPECT_EQ(runs[0].entry, "a/sapus");
+  EXPECT_EQ(runs[1].entry, "b/sapus");
+  replace(second / "config.toml", "dir = \"elsewhere\"", "dir = \"data\"");
+  EXPECT_EQ(read_runs({first, second})[1].entry, "sapus");
+  // The seeds of one comparison stay one entry, even where a newer hetps that resumed it wrote
+  // a setting more.
+  const auto comparison = scratch.copy_fixture("compare-bsp-asp", "cmp");
+  replace(comparison / "bsp" / "seed-2" / "config.toml", "[train]\n", "[train]\nnew_key = 1\n");
+  EXPECT_EQ(read_runs({comparison})[1].entry, "bsp");
   // Named alike in different places, they cannot be told apart.
+  replace(first / "config.toml", "name = \"idx\"", "name = \"synthetic\"");
   std::filesystem::create_directories(scratch.path() / "x");
   const auto third = scratch.copy_fixture("sapus", "x/a");
   replace(third / "config.toml", "lr = 0.05", "lr = 0.1");
