@@ -101,7 +101,10 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   server_->apply(order, payloads, stats_.samples());
   for (int id : order.update_ids) {
     const protocol::UpdateInfo& info = pool_.at(id).info;
-    stats_.on_applied(version_before - info.base_version, info.samples, info.train_loss);
+    // A leader's members pulled the model it pulled (handed on with its reply), so their
+    // contributions are as stale as its own.
+    stats_.on_applied(version_before - info.base_version, info.samples, info.train_loss,
+                      1 + static_cast<int64_t>(info.members.size()));
     pool_.release(id);
   }
   return server_->version();

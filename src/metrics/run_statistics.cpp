@@ -7,12 +7,13 @@
 
 namespace hetps::metrics {
 
-void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss) {
+void RunStatistics::on_applied(int64_t staleness, int64_t samples, double loss,
+                               int64_t contributors) {
   samples_ += samples;
-  ++applied_;
-  staleness_sum_ += static_cast<double>(staleness);
+  applied_ += contributors;
+  staleness_sum_ += static_cast<double>(staleness * contributors);
   max_staleness_ = std::max(max_staleness_, staleness);
-  staleness_histogram_.add(staleness);
+  staleness_histogram_.add(staleness, contributors);
   window_loss_sum_ += loss * static_cast<double>(samples);
   window_samples_ += samples;
 }

@@ -14,8 +14,10 @@ namespace hetps::metrics {
 class RunStatistics {
  public:
   // One update applied: `staleness` versions behind, holding `samples` samples whose mean
-  // training loss was `loss`.
-  void on_applied(int64_t staleness, int64_t samples, double loss);
+  // training loss was `loss`, made by `contributors` workers (a community leader's merge of its
+  // own and its members' updates): the staleness counts once per contributor, as a BSP round of
+  // n workers counts n times.
+  void on_applied(int64_t staleness, int64_t samples, double loss, int64_t contributors = 1);
   void add_bytes_to_server(int64_t bytes) { bytes_to_server_ += bytes; }
   void add_bytes_from_server(int64_t bytes) { bytes_from_server_ += bytes; }
   void add_bytes_worker_to_worker(int64_t bytes) { bytes_worker_to_worker_ += bytes; }

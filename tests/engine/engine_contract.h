@@ -328,6 +328,10 @@ int64_t expect_24_bsp_rounds_by_leaders(EngineContract& test, const Outcome& lea
   const Outcome simulated = run_small(bsp);
   const int64_t model_bytes = leaders.summary.bytes_to_server / 24;
   EXPECT_EQ(leaders.summary.updates, 24);
+  // Staleness counts each worker's contribution, as BSP's does.
+  EXPECT_EQ(leaders.summary.staleness_histogram.total_updates(),
+            simulated.summary.staleness_histogram.total_updates());
+  EXPECT_EQ(leaders.summary.mean_staleness, simulated.summary.mean_staleness);
   EXPECT_EQ(leaders.log.evals.back().model_hash, simulated.log.evals.back().model_hash)
       << test.GetParam();
   EXPECT_EQ(model_bytes * 24 * 3, simulated.summary.bytes_to_server);

@@ -20,6 +20,21 @@ TEST(RunStatisticsTest, TrainingLossIsTheSampleWeightedMeanSinceTheLastEvaluatio
   EXPECT_DOUBLE_EQ(stats.evaluation(3.0, 3, 0.6, 1.1, 8).train_loss, 0.5);
 }
 
+// Found by a probe: a Petrel round merged at its leader counted once, where the same round
+// aggregated at the server counted once per worker.
+TEST(RunStatisticsTest, AMergedUpdateCountsItsStalenessOncePerContributor) {
+  RunStatistics stats;
+  stats.on_applied(2, 30, 1.0, 3);
+  stats.on_applied(6, 10, 1.0);
+  const EvalRecord record = stats.evaluation(1.0, 2, 0.5, 1.2, 7);
+  EXPECT_DOUBLE_EQ(record.mean_staleness, 3.0);  // (3 * 2 + 6) / 4
+  EXPECT_EQ(record.samples, 40);
+  Summary summary;
+  stats.fill(summary);
+  EXPECT_EQ(summary.staleness_histogram.total_updates(), 4);
+  EXPECT_EQ(summary.max_staleness, 6);
+}
+
 TEST(RunStatisticsTest, TimeToTargetIsTheFirstEvaluationAtOrAboveIt) {
   RunStatistics stats;
   stats.set_target(0.8);
