@@ -101,8 +101,10 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   server_->apply(order, payloads, stats_.samples());
   for (int id : order.update_ids) {
     const protocol::UpdateInfo& info = pool_.at(id).info;
-    // A leader's members pulled the model it pulled (handed on with its reply), so their
-    // contributions are as stale as its own.
+    // A leader's merge counts for each contributor, at the leader's staleness: its members
+    // train on the model it hands on with its own reply. (A member answered by the server
+    // instead, as after a regroup, may have pulled another version; the merge carries only the
+    // leader's, which is also what the protocol bounds.)
     stats_.on_applied(version_before - info.base_version, info.samples, info.train_loss,
                       1 + static_cast<int64_t>(info.members.size()));
     pool_.release(id);
