@@ -166,11 +166,38 @@ std::optional<std::pair<const RunRecord*, const RunRecord*>> alike_but_trained_d
   return std::nullopt;
 }
 
-// "runs/cmp-a/" -> "cmp-a".
-std::string last_component(const fs::path& directory) {
-  fs::path normal = directory.lexically_normal();
-  if (!normal.has_filename()) normal = normal.parent_path();
-  return normal.filename().string();
+// Each directory's name by the fewest last components of its absolute path that no other one
+// ends with: "runs/cmp-a/" and "runs/cmp-b" are "cmp-a" and "cmp-b", "x/cmp" and "y/cmp" are
+// "x/cmp" and "y/cmp".
+std::vector<std::string> distinguishing_names(const std::vector<fs::path>& directories) {
+  std::vector<std::vector<std::string>> components;
+  for (const fs::path& directory : directories) {
+    std::vector<std::string>& parts = components.emplace_back();
+    for (const fs::path& part : fs::absolute(directory).lexically_normal()) {
+      if (!part.empty() && part != part.root_path()) parts.push_back(part.string());
+    }
+  }
+  const auto suffix = [&](size_t i, size_t count) {
+    const std::vector<std::string>& parts = components[i];
+    std::string name;
+    for (size_t k = parts.size() - std::min(count, parts.size()); k < parts.size(); ++k) {
+      name += (name.empty() ? "" : "/") + parts[k];
+    }
+    return name;
+  };
+  std::vector<std::string> names;
+  for (size_t i = 0; i < components.size(); ++i) {
+    size_t count = 1;
+    const auto shared = [&] {
+      for (size_t j = 0; j < components.size(); ++j) {
+        if (j != i && suffix(j, count) == suffix(i, count)) return true;
+      }
+      return false;
+    };
+    while (count < components[i].size() && shared()) ++count;
+    names.push_back(suffix(i, count));
+  }
+  return names;
 }
 
 }  // namespace
@@ -205,23 +232,15 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
   // with other staleness bounds are both "ssp": they stay apart as "cmp-a/bsp" and
   // "cmp-b/bsp", or "s0/ssp" and "s50/ssp".
   if (!same_entry_and_seed(runs) && !alike_but_trained_differently(runs, given)) return runs;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    runs[i].entry = last_component(directories[given[i]]) + "/" + runs[i].entry;
-  }
+  const std::vector<std::string> names = distinguishing_names(directories);
+  for (size_t i = 0; i < runs.size(); ++i) runs[i].entry = names[given[i]] + "/" + runs[i].entry;
+  // Left: two runs of one comparison that name one entry and seed (an edited summary.json).
   if (const auto twins = same_entry_and_seed(runs)) {
     throw ReportInputError(fmt::format(
-        "{} and {} are both run \"{}\" seed {}, even named after the directories given; "
-        "give those directories different names",
+        "{} and {} are both run \"{}\" seed {} of one directory given: a report cannot tell "
+        "them apart",
         twins->first->directory.string(), twins->second->directory.string(), twins->first->entry,
         twins->first->summary.seed));
-  }
-  if (const auto unlike = alike_but_trained_differently(runs, given)) {
-    throw ReportInputError(fmt::format(
-        "{} and {} are both run \"{}\", even named after the directories given, but their "
-        "config.toml differ in more than the seed: they are no seeds of one setting; give "
-        "those directories different names",
-        unlike->first->directory.string(), unlike->second->directory.string(),
-        unlike->first->entry));
   }
   return runs;
 }

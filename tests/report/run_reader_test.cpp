@@ -213,14 +213,20 @@ TEST(RunReaderTest, TwoComparisonsOfTheSameRunsAreToldApartByTheirDirectories) {
   ASSERT_EQ(runs.size(), 8u);
   EXPECT_EQ(runs[0].entry, "cmp-a/bsp");
   EXPECT_EQ(runs[7].entry, "cmp-b/asp");
-  // Named alike in different places, they cannot be told apart.
+  // Named alike in different places, they are told apart by as much of their paths as it takes.
   std::filesystem::create_directories(scratch.path() / "x");
   std::filesystem::create_directories(scratch.path() / "y");
   const auto x = scratch.copy_fixture("compare-bsp-asp", "x/cmp");
   const auto y = scratch.copy_fixture("compare-bsp-asp", "y/cmp");
-  EXPECT_THAT(error_reading({x, y}),
-              HasSubstr("are both run \"cmp/bsp\" seed 1, even named after the directories "
-                        "given; give those directories different names"));
+  const std::vector<RunRecord> alike = read_runs({x, y});
+  EXPECT_EQ(alike[0].entry, "x/cmp/bsp");
+  EXPECT_EQ(alike[7].entry, "y/cmp/asp");
+  // Two runs of one comparison that name one entry and seed cannot be told apart.
+  std::string summary = read_text(x / "bsp" / "seed-2" / "summary.json");
+  summary.replace(summary.find("\"seed\": 2"), 9, "\"seed\": 1");
+  write_text(x / "bsp" / "seed-2" / "summary.json", summary);
+  EXPECT_THAT(error_reading({x}), HasSubstr("are both run \"cmp/bsp\" seed 1 of one directory "
+                                            "given: a report cannot tell them apart"));
 }
 
 // Found by a probe: two `train` runs of ssp with staleness 0 and 50 read as two seeds of one
@@ -260,15 +266,15 @@ TEST(RunReaderTest, RunsNamedAlikeButTrainedDifferentlyAreNoSeedsOfOneEntry) {
   const auto comparison = scratch.copy_fixture("compare-bsp-asp", "cmp");
   replace(comparison / "bsp" / "seed-2" / "config.toml", "[train]\n", "[train]\nnew_key = 1\n");
   EXPECT_EQ(read_runs({comparison})[1].entry, "bsp");
-  // Named alike in different places, they cannot be told apart.
+  // Named alike in different places, they are told apart by more of their paths.
   replace(first / "config.toml", "name = \"idx\"", "name = \"synthetic\"");
   std::filesystem::create_directories(scratch.path() / "x");
   const auto third = scratch.copy_fixture("sapus", "x/a");
   replace(third / "config.toml", "lr = 0.05", "lr = 0.1");
   replace(third / "summary.json", "\"seed\": 1", "\"seed\": 3");
-  EXPECT_THAT(error_reading({first, third}),
-              HasSubstr("are both run \"a/sapus\", even named after the directories given, but "
-                        "their config.toml differ in more than the seed"));
+  runs = read_runs({first, third});
+  EXPECT_EQ(runs[0].entry, scratch.path().filename().string() + "/a/sapus");
+  EXPECT_EQ(runs[1].entry, "x/a/sapus");
 }
 
 TEST(RunReaderTest, ADirectoryGivenTwiceIsNamed) {
