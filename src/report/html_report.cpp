@@ -109,9 +109,9 @@ std::string staleness_section(const Comparison& comparison, const std::vector<Pl
               ? fmt::format("{} seed{}", entry.runs.size(), entry.runs.size() == 1 ? "" : "s")
               : fmt::format("the {} of {} seeds that recorded them", entry.staleness_seeds,
                             entry.runs.size());
-      figures += figure(
-          directory, *plot, "staleness of " + entry.entry,
-          fmt::format("{}: {} updates over {}.", name, entry.staleness.total_updates(), seeds));
+      figures += figure(directory, *plot, "staleness of " + entry.entry,
+                        fmt::format("{}: {} contributions over {}.", name,
+                                    entry.staleness.total_updates(), seeds));
     } else if (entry.staleness_seeds == 0) {
       missing += fmt::format(
           "<li>{}: not recorded (summaries from a hetps before the staleness "
@@ -123,8 +123,9 @@ std::string staleness_section(const Comparison& comparison, const std::vector<Pl
   }
   return fmt::format(
       "<h2 id=\"staleness\">Staleness</h2>\n"
-      "<p class=\"setting\">The share of applied updates by how many versions the server had "
-      "moved on since the update's base (exact up to {}, one bar for more). Data: <a "
+      "<p class=\"setting\">The share of the workers' contributions to applied updates (a "
+      "round of n workers, BSP's or a Petrel community's, is n) by how many versions the "
+      "server had moved on since their base (exact up to {}, one bar for more). Data: <a "
       "href=\"{}\">{}</a>.</p>\n<div class=\"histograms\">\n{}</div>\n{}",
       metrics::StalenessHistogram::kOverflowStaleness - 1, kStalenessData, kStalenessData, figures,
       missing.empty() ? "" : "<ul>\n" + missing + "</ul>\n");
