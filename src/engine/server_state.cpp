@@ -101,10 +101,9 @@ int64_t ServerState::apply(const protocol::ApplyOrder& order) {
   server_->apply(order, payloads, stats_.samples());
   for (int id : order.update_ids) {
     const protocol::UpdateInfo& info = pool_.at(id).info;
-    // A leader's merge counts for each contributor, at the leader's staleness: its members
-    // train on the model it hands on with its own reply. (A member answered by the server
-    // instead, as after a regroup, may have pulled another version; the merge carries only the
-    // leader's, which is also what the protocol bounds.)
+    // A leader's merge counts for each contributor, at the leader's staleness: a round's
+    // replies are made together, with no apply between them, so its members pulled the
+    // leader's version (handed on by the leader, or sent by the server where it answers one).
     stats_.on_applied(version_before - info.base_version, info.samples, info.train_loss,
                       1 + static_cast<int64_t>(info.members.size()));
     pool_.release(id);

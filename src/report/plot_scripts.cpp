@@ -103,7 +103,7 @@ std::string staleness_plot(const Comparison& comparison, size_t e) {
       "set xrange [-0.5:{}.5]\n"
       "set yrange [0:*]\n"
       "set xlabel 'staleness (versions behind the server)'\n"
-      "set ylabel 'updates (%)'\n",
+      "set ylabel 'contributions (%)'\n",
       gnuplot_string(entry.entry), widest);
   if (buckets.back().or_more) {
     text += fmt::format("set xtics add ('>={0}' {0})\n", buckets.back().staleness);

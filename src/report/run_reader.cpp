@@ -166,14 +166,15 @@ std::optional<std::pair<const RunRecord*, const RunRecord*>> alike_but_trained_d
   return std::nullopt;
 }
 
-// Each directory's name by the fewest last components of its absolute path that no other one
-// ends with: "runs/cmp-a/" and "runs/cmp-b" are "cmp-a" and "cmp-b", "x/cmp" and "y/cmp" are
-// "x/cmp" and "y/cmp".
+// Each directory's name by the fewest last components of its path, links resolved, that tell
+// it apart from every other one's as many: "runs/cmp-a/" and "runs/cmp-b" are "cmp-a" and
+// "cmp-b", "x/cmp" and "y/cmp" are "x/cmp" and "y/cmp". Names differ unless two paths are one
+// directory, which read_runs refuses first.
 std::vector<std::string> distinguishing_names(const std::vector<fs::path>& directories) {
   std::vector<std::vector<std::string>> components;
   for (const fs::path& directory : directories) {
     std::vector<std::string>& parts = components.emplace_back();
-    for (const fs::path& part : fs::absolute(directory).lexically_normal()) {
+    for (const fs::path& part : fs::weakly_canonical(directory)) {
       if (!part.empty() && part != part.root_path()) parts.push_back(part.string());
     }
   }
@@ -237,8 +238,8 @@ std::vector<RunRecord> read_runs(const std::vector<fs::path>& directories) {
   // Left: two runs of one comparison that name one entry and seed (an edited summary.json).
   if (const auto twins = same_entry_and_seed(runs)) {
     throw ReportInputError(fmt::format(
-        "{} and {} are both run \"{}\" seed {} of one directory given: a report cannot tell "
-        "them apart",
+        "{} and {} are both run \"{}\" seed {} of one comparison: a report cannot tell them "
+        "apart",
         twins->first->directory.string(), twins->second->directory.string(), twins->first->entry,
         twins->first->summary.seed));
   }

@@ -225,8 +225,19 @@ TEST(RunReaderTest, TwoComparisonsOfTheSameRunsAreToldApartByTheirDirectories) {
   std::string summary = read_text(x / "bsp" / "seed-2" / "summary.json");
   summary.replace(summary.find("\"seed\": 2"), 9, "\"seed\": 1");
   write_text(x / "bsp" / "seed-2" / "summary.json", summary);
-  EXPECT_THAT(error_reading({x}), HasSubstr("are both run \"cmp/bsp\" seed 1 of one directory "
-                                            "given: a report cannot tell them apart"));
+  EXPECT_THAT(error_reading({x}), HasSubstr("are both run \"cmp/bsp\" seed 1 of one comparison: "
+                                            "a report cannot tell them apart"));
+  // Through a link, "link/../y/cmp" is another directory than "y/cmp" (helper 84): named by
+  // where it is, not by how it is spelt.
+  std::filesystem::create_directories(scratch.path() / "deep" / "sub");
+  std::filesystem::create_directories(scratch.path() / "deep" / "y");
+  scratch.copy_fixture("compare-bsp-asp", "deep/y/cmp");
+  std::filesystem::create_directory_symlink(scratch.path() / "deep" / "sub",
+                                            scratch.path() / "link");
+  const std::vector<RunRecord> linked =
+      read_runs({y, scratch.path() / "link" / ".." / "y" / "cmp"});
+  EXPECT_EQ(linked[0].entry, scratch.path().filename().string() + "/y/cmp/bsp");
+  EXPECT_EQ(linked[4].entry, "deep/y/cmp/bsp");
 }
 
 // Found by a probe: two `train` runs of ssp with staleness 0 and 50 read as two seeds of one
